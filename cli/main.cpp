@@ -1,0 +1,57 @@
+// futexsim: the command line. Subcommands are registered by the files in
+// cli/; this file only parses and maps errors to exit status 2.
+#include <CLI/CLI.hpp>
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <exception>
+#include <iostream>
+#include <string>
+
+#include "cli/commands.h"
+
+int main(int argc, char** argv)
+{
+    CLI::App app{"futexsim: a model of the Linux private futex hash (v6.17) and its pivot stall.\n"
+                 "Run `futexsim <command> --help` for each command's options."};
+    app.require_subcommand(1);
+    app.set_help_all_flag("--help-all", "Print help for every command");
+
+    futexsim::cli::register_demo(app);
+
+    // An unknown first word would otherwise read as a missing subcommand.
+    if (argc > 1 && argv[1][0] != '-') {
+        bool known = false;
+        std::string names;
+        for (const CLI::App* sub : app.get_subcommands({})) {
+            known = known || sub->get_name() == argv[1];
+            names += (names.empty() ? "" : ", ") + sub->get_name();
+        }
+        if (!known) {
+            fmt::print(stderr, "futexsim: error: unknown command '{}' (valid: {})\n", argv[1], names);
+            return 2;
+        }
+    }
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        // One line naming the problem, as for every bad input.
+        fmt::print(stderr, "futexsim: error: {} (see futexsim --help)\n", e.what());
+        return 2;
+    }
+
+    try {
+        return futexsim::cli::run_selected(app);
+    } catch (const futexsim::cli::usage_error& e) {
+        fmt::print(stderr, "futexsim: error: {}\n", e.what());
+        return 2;
+    } catch (const std::exception& e) {
+        fmt::print(stderr, "futexsim: internal error: {}\n", e.what());
+        return 1;
+    }
+}

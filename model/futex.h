@@ -1,0 +1,151 @@
+// Data structures of kernel/futex/futex.h, kernel/futex/core.c and the
+// futex part of include/linux/mm_types.h (Linux v6.17), templated on the
+// environment so that shared words are the environment's words.
+#pragma once
+
+#include <climits>
+#include <cstdint>
+#include <list>
+#include <memory>
+#include <vector>
+
+#include "model/env.h"
+
+namespace futexsim::model {
+
+// enum { FR_PERCPU = 0, FR_ATOMIC } in core.c
+inline constexpr int FR_PERCPU = 0;
+inline constexpr int FR_ATOMIC = 1;
+
+// futex_hash_allocate() flags
+inline constexpr unsigned FH_CUSTOM = 0x01;
+
+// The atomic's bias while per-CPU counts are being folded in (LONG_MAX).
+inline constexpr long futex_ref_bias = LONG_MAX;
+
+// include/uapi/linux/prctl.h
+inline constexpr unsigned long PR_FUTEX_HASH = 78;
+inline constexpr unsigned long PR_FUTEX_HASH_SET_SLOTS = 1;
+inline constexpr unsigned long PR_FUTEX_HASH_GET_SLOTS = 2;
+
+// errno values as the kernel returns them (negated)
+inline constexpr int EINVAL_ = 22;
+inline constexpr int EBUSY_ = 16;
+inline constexpr int ENOMEM_ = 12;
+
+inline constexpr int FUTEX_NO_NODE = -1;
+
+// sizeof(struct futex_hash_bucket) on x86-64: ____cacheline_aligned_in_smp.
+inline constexpr std::size_t futex_hash_bucket_size = 64;
+
+// An RCU callback head (struct rcu_head). `owner` stands in for container_of.
+struct rcu_head {
+    void (*func)(rcu_head*) = nullptr;
+    void* owner = nullptr;
+};
+
+// What a tracepoint reports. The model emits these at the steps a kernel
+// developer would put a trace_printk; environments count or print them.
+enum class trace_kind : std::uint8_t {
+    hash_allocate,   // futex_hash_allocate() asked for `slots` (custom = value)
+    ref_drop,        // futex_ref_drop(): the initial reference is dropped
+    atomic_begin,    // __futex_ref_atomic_begin(): FR_ATOMIC with the bias
+    atomic_end,      // __futex_ref_atomic_end(): per-CPU sum folded, value = atomic after
+    ref_dead,        // the count reached zero (fold or last put)
+    phash_new_park,  // __futex_pivot_hash(): current not dead, new one parked
+    pivot_install,   // __futex_pivot_hash(): `slots` installed
+    ref_get_percpu,  // futex_ref_get() found FR_PERCPU
+    ref_get_atomic,  // futex_ref_get() found FR_ATOMIC (value = 1 if it succeeded)
+};
+
+struct trace_point {
+    trace_kind kind;
+    unsigned slots = 0;  // hash_mask + 1 of the fph concerned (0: global hash)
+    long value = 0;
+};
+
+// union futex_key, private part: (mm, address, offset). `mm_id` stands in
+// for the mm pointer so that hashing is deterministic across runs.
+struct futex_key {
+    std::uint64_t address = 0;  // page-aligned address
+    std::uint32_t offset = 0;   // offset within the page
+    std::uint64_t mm_id = 0;
+    int node = FUTEX_NO_NODE;
+
+    friend bool operator==(const futex_key&, const futex_key&) = default;
+};
+
+template <class Env>
+struct futex_hash_bucket;
+
+// struct futex_q, the part the hash machinery touches.
+template <class Env>
+struct futex_q {
+    int prio = 0;  // plist order: lower first, FIFO among equals
+    futex_key key;
+    typename Env::spinlock_t* lock_ptr = nullptr;
+    futex_hash_bucket<Env>* hb = nullptr;  // the bucket whose chain holds it
+    void* task = nullptr;                  // the waiting task, owned by the environment
+};
+
+template <class Env>
+struct private_hash;
+
+// struct futex_hash_bucket. waiters and lock share one cache line, as in the
+// kernel (____cacheline_aligned_in_smp), so a simulator sees them together.
+template <class Env>
+struct alignas(64) futex_hash_bucket {
+    typename Env::template word<int> waiters{};
+    typename Env::spinlock_t lock{};
+    std::list<futex_q<Env>*> chain;  // plist_head
+    private_hash<Env>* priv = nullptr;
+};
+
+template <class Env>
+struct mm_struct;
+
+// struct futex_private_hash (a class template cannot share the name of the
+// function futex_private_hash(), so the type is private_hash). `state` sits on its own line: every futex_ref_get
+// reads it, and only a pivot writes it.
+template <class Env>
+struct private_hash {
+    alignas(64) typename Env::template word<int> state{};
+    unsigned int hash_mask = 0;
+    rcu_head rcu;
+    mm_struct<Env>* mm = nullptr;
+    bool custom = false;
+    std::vector<futex_hash_bucket<Env>> queues;
+
+    explicit private_hash(unsigned slots) : queues(slots) {}
+};
+
+// static __futex_data in core.c: the global hash, one table per node.
+template <class Env>
+struct futex_data {
+    unsigned long hashmask = 0;
+    unsigned int hashshift = 0;
+    unsigned int nr_node_ids = 1;
+    std::vector<std::vector<futex_hash_bucket<Env>>> queues;
+};
+
+// The futex fields of struct mm_struct (CONFIG_FUTEX_PRIVATE_HASH), plus
+// the two things the kernel reaches implicitly: the environment (`current`
+// and its CPU) and the global hash (a static in core.c).
+template <class Env>
+struct mm_struct {
+    Env* env = nullptr;
+    futex_data<Env>* global = nullptr;
+    std::uint64_t id = 1;  // stands in for the mm pointer in futex keys
+
+    typename Env::mutex_t futex_hash_lock{};
+    // RCU-published: read by every futex operation, so it is a shared word.
+    alignas(64) typename Env::template word<private_hash<Env>*> futex_phash{};
+    private_hash<Env>* futex_phash_new = nullptr;  // under futex_hash_lock
+    unsigned long futex_batches = 0;
+    rcu_head futex_rcu;
+    // The one line every CPU hammers while the fph is FR_ATOMIC.
+    alignas(64) typename Env::template word<long> futex_atomic{};
+    std::unique_ptr<typename Env::percpu_uint> futex_ref;  // unsigned int __percpu *
+};
+
+}  // namespace futexsim::model

@@ -1,0 +1,235 @@
+// A step-by-step environment: one caller, no time. The caller (a test or the
+// scripted demo) decides on which CPU each call runs and when each RCU grace
+// period ends, so every state of the refcount machine can be reached and
+// inspected exactly.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "model/futex.h"
+
+namespace futexsim::sim {
+
+// Thrown when the model would block forever (a wait no step can satisfy) or
+// a lock is taken twice by the single caller.
+struct step_deadlock : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+class step_env {
+public:
+    template <class T>
+    struct word {
+        T v{};
+    };
+    struct percpu_uint {
+        std::vector<unsigned> v;
+    };
+    struct mutex_t {
+        bool locked = false;
+    };
+    struct spinlock_t {
+        bool locked = false;
+    };
+
+    explicit step_env(unsigned possible_cpus, unsigned possible_nodes = 1)
+        : possible_cpus_(possible_cpus), online_cpus_(possible_cpus), nodes_(possible_nodes)
+    {
+    }
+    ~step_env() { drain_frees(); }
+    step_env(const step_env&) = delete;
+    step_env& operator=(const step_env&) = delete;
+
+    // --- what the caller controls -------------------------------------
+    void set_cpu(unsigned cpu)
+    {
+        if (cpu >= possible_cpus_)
+            throw std::out_of_range("step_env: no such CPU");
+        cpu_ = cpu;
+    }
+    void set_nr_threads(unsigned n) { nr_threads_ = n; }
+    void set_online_cpus(unsigned n) { online_cpus_ = n; }
+    // Called while a wait_var_event() condition is false; it must change
+    // something (end a grace period, drop a reference) and return true, or
+    // return false to declare a deadlock.
+    void on_block(std::function<bool()> f) { on_block_ = std::move(f); }
+
+    // End the current grace period: run the callbacks it was waiting for,
+    // and free what kvfree_rcu() queued before it.
+    void end_grace_period();
+    // Callbacks queued and not yet run.
+    std::size_t pending_callbacks() const { return callbacks_.size(); }
+    unsigned long completed_grace_periods() const { return completed_; }
+
+    // Every tracepoint the model emitted, in order.
+    const std::vector<model::trace_point>& trace_log() const { return trace_; }
+    void clear_trace() { trace_.clear(); }
+    std::function<void(const model::trace_point&)> on_trace;
+    unsigned wake_ups() const { return wake_ups_; }
+    const std::vector<std::string>& warnings() const { return warnings_; }
+
+    // --- the model's environment interface ----------------------------
+    unsigned smp_processor_id() const { return cpu_; }
+    unsigned num_online_cpus() const { return online_cpus_; }
+    unsigned num_possible_cpus() const { return possible_cpus_; }
+    unsigned num_possible_nodes() const { return nodes_; }
+    unsigned get_nr_threads() const { return nr_threads_; }
+    void preempt_disable() { ++preempt_count_; }
+    void preempt_enable() { --preempt_count_; }
+
+    template <class T>
+    T atomic_read(const word<T>& w) const { return w.v; }
+    template <class T, class U>
+    void atomic_set(word<T>& w, U v) { w.v = static_cast<T>(v); }
+    template <class T>
+    T smp_load_acquire(const word<T>& w) const { return w.v; }
+    template <class T, class U>
+    void smp_store_release(word<T>& w, U v) { w.v = static_cast<T>(v); }
+    template <class T>
+    bool atomic_try_cmpxchg(word<T>& w, T& old, T new_)
+    {
+        if (w.v == old) {
+            w.v = new_;
+            return true;
+        }
+        old = w.v;
+        return false;
+    }
+    template <class T>
+    T atomic_add_return(word<T>& w, T delta)
+    {
+        w.v = model::wrapping_add(w.v, delta);
+        return w.v;
+    }
+    template <class T>
+    bool atomic_dec_and_test(word<T>& w) { return atomic_add_return(w, T{-1}) == 0; }
+    template <class T>
+    void atomic_inc(word<T>& w) { ++w.v; }
+    template <class T>
+    void atomic_dec(word<T>& w) { --w.v; }
+
+    std::unique_ptr<percpu_uint> alloc_percpu_uint()
+    {
+        auto p = std::make_unique<percpu_uint>();
+        p->v.assign(possible_cpus_, 0);
+        return p;
+    }
+    void this_cpu_inc(percpu_uint& p) { ++p.v[cpu_]; }
+    void this_cpu_dec(percpu_uint& p) { --p.v[cpu_]; }
+    unsigned per_cpu_read(const percpu_uint& p, unsigned cpu) const { return p.v[cpu]; }
+    void per_cpu_write(percpu_uint& p, unsigned cpu, unsigned v) { p.v[cpu] = v; }
+
+    void rcu_read_lock() { ++rcu_nesting_; }
+    void rcu_read_unlock() { --rcu_nesting_; }
+    // A cookie is the number of grace periods that must have completed.
+    unsigned long get_state_synchronize_rcu() const { return completed_ + 1; }
+    bool poll_state_synchronize_rcu(unsigned long cookie) const { return completed_ >= cookie; }
+    void call_rcu_hurry(model::rcu_head* head, void (*func)(model::rcu_head*))
+    {
+        head->func = func;
+        callbacks_.push_back({head, completed_ + 1});
+    }
+
+    void mutex_lock(mutex_t& m)
+    {
+        if (m.locked)
+            throw step_deadlock("step_env: mutex already held");
+        m.locked = true;
+    }
+    void mutex_unlock(mutex_t& m) { m.locked = false; }
+    void spin_lock(spinlock_t& l)
+    {
+        if (l.locked)
+            throw step_deadlock("step_env: spinlock already held");
+        l.locked = true;
+    }
+    void spin_unlock(spinlock_t& l) { l.locked = false; }
+
+    template <class Cond>
+    void wait_var_event(const void* /*var*/, Cond cond)
+    {
+        for (int steps = 0; !cond(); steps++) {
+            if (steps > 1000 || !on_block_ || !on_block_())
+                throw step_deadlock("step_env: wait_var_event can never be satisfied");
+        }
+    }
+    void wake_up_var(const void* /*var*/) { ++wake_ups_; }
+
+    template <class T>
+    void kvfree(T* p) { delete p; }
+    template <class T>
+    void kvfree_rcu(T* p)
+    {
+        frees_.push_back({[p] { delete p; }, completed_ + 1});
+    }
+
+    void warn(const char* what) { warnings_.emplace_back(what); }
+    void trace(const model::trace_point& tp)
+    {
+        trace_.push_back(tp);
+        if (on_trace)
+            on_trace(tp);
+    }
+
+private:
+    struct callback {
+        model::rcu_head* head;
+        unsigned long after;  // runs once this many grace periods completed
+    };
+    struct deferred_free {
+        std::function<void()> free;
+        unsigned long after;
+    };
+    void drain_frees()
+    {
+        for (auto& f : frees_)
+            f.free();
+        frees_.clear();
+    }
+
+    unsigned possible_cpus_;
+    unsigned online_cpus_;
+    unsigned nodes_;
+    unsigned cpu_ = 0;
+    unsigned nr_threads_ = 1;
+    int preempt_count_ = 0;
+    int rcu_nesting_ = 0;
+    unsigned long completed_ = 0;
+    unsigned wake_ups_ = 0;
+    std::vector<callback> callbacks_;
+    std::vector<deferred_free> frees_;
+    std::vector<model::trace_point> trace_;
+    std::vector<std::string> warnings_;
+    std::function<bool()> on_block_;
+};
+
+inline void step_env::end_grace_period()
+{
+    if (rcu_nesting_ != 0)
+        throw step_deadlock("step_env: grace period ended inside an RCU read-side section");
+    ++completed_;
+    // Run what was due; callbacks queued by these callbacks wait for the next.
+    std::vector<callback> due;
+    std::vector<callback> later;
+    for (const auto& cb : callbacks_)
+        (cb.after <= completed_ ? due : later).push_back(cb);
+    callbacks_ = std::move(later);
+    for (const auto& cb : due)
+        cb.head->func(cb.head);
+
+    std::vector<deferred_free> keep;
+    for (auto& f : frees_) {
+        if (f.after <= completed_)
+            f.free();
+        else
+            keep.push_back(std::move(f));
+    }
+    frees_ = std::move(keep);
+}
+
+}  // namespace futexsim::sim

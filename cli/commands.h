@@ -20,5 +20,6 @@ void add_command(CLI::App* sub, std::function<int()> run);
 int run_selected(CLI::App& app);
 
 void register_demo(CLI::App& app);
+void register_run(CLI::App& app);
 
 }  // namespace futexsim::cli

@@ -17,6 +17,7 @@ int main(int argc, char** argv)
     app.require_subcommand(1);
     app.set_help_all_flag("--help-all", "Print help for every command");
 
+    futexsim::cli::register_run(app);
     futexsim::cli::register_demo(app);
 
     // An unknown first word would otherwise read as a missing subcommand.

@@ -49,6 +49,7 @@ concept futex_env = requires(E& env, const E& cenv, typename E::template word<lo
     { env.atomic_dec_and_test(wl) } -> std::same_as<bool>;
     env.atomic_inc(wi);
     env.atomic_dec(wi);
+    env.smp_mb();
 
     // per-CPU unsigned counters (mm->futex_ref)
     { env.alloc_percpu_uint() } -> std::same_as<std::unique_ptr<typename E::percpu_uint>>;

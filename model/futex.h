@@ -83,6 +83,7 @@ template <class Env>
 struct futex_q {
     int prio = 0;  // plist order: lower first, FIFO among equals
     futex_key key;
+    unsigned bitset = 0xffffffff;
     typename Env::spinlock_t* lock_ptr = nullptr;
     futex_hash_bucket<Env>* hb = nullptr;  // the bucket whose chain holds it
     void* task = nullptr;                  // the waiting task, owned by the environment

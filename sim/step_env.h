@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "model/atomic.h"
 #include "model/futex.h"
 
 namespace futexsim::sim {
@@ -112,6 +113,8 @@ public:
     void atomic_inc(word<T>& w) { ++w.v; }
     template <class T>
     void atomic_dec(word<T>& w) { --w.v; }
+
+    void smp_mb() {}
 
     std::unique_ptr<percpu_uint> alloc_percpu_uint()
     {

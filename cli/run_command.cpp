@@ -1,0 +1,127 @@
+// `futexsim run`: simulate a workload on a machine preset, one line per run.
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <optional>
+#include <stdexcept>
+
+#include "cli/commands.h"
+#include "sim/machine.h"
+#include "sim/report.h"
+#include "sim/run.h"
+#include "sim/workloads/workload.h"
+
+namespace futexsim::cli {
+
+namespace {
+
+struct run_args {
+    std::string machine = "xeon-6975p-snc3";
+    std::string machine_file;
+    std::string workload = "wake-nowaiters";
+    std::string policy = "stock";
+    unsigned threads = 96;
+    double seconds = 1.0;
+    std::optional<unsigned> presize;
+    bool global_hash = false;
+    std::string cpus;
+    double ramp_ms = 0;
+    std::uint64_t seed = 1;
+    unsigned runs = 1;
+    double interval_ms = 10;
+    bool json = false;
+};
+
+std::string joined(const std::vector<std::string>& names)
+{
+    std::string s;
+    for (const auto& n : names)
+        s += (s.empty() ? "" : ", ") + n;
+    return s;
+}
+
+int run(const run_args& a)
+{
+    sim::run_options opt;
+    try {
+        opt.mach = a.machine_file.empty() ? sim::load_machine_preset(a.machine)
+                                          : sim::load_machine_file(a.machine_file);
+        sim::find_workload(a.workload);
+        if (!a.cpus.empty())
+            opt.cpus = sim::parse_cpu_list(a.cpus, opt.mach.num_cpus());
+    } catch (const std::invalid_argument& e) {
+        throw usage_error(e.what());
+    }
+    if (a.policy != "stock")
+        throw usage_error(fmt::format("unknown policy '{}' (valid: stock)", a.policy));
+    if (a.presize && (*a.presize < 2 || (*a.presize & (*a.presize - 1))))
+        throw usage_error(fmt::format("--presize {}: slots must be a power of two >= 2 (use --global-hash for 0)", *a.presize));
+    if (a.threads > 4096)
+        throw usage_error("--threads is capped at 4096");
+    opt.workload = a.workload;
+    opt.policy = a.policy;
+    opt.threads = a.threads;
+    opt.seconds = a.seconds;
+    opt.presize = a.presize;
+    opt.global_hash = a.global_hash;
+    opt.ramp_ms = a.ramp_ms;
+    opt.interval_ms = a.interval_ms;
+
+    for (unsigned i = 0; i < a.runs; i++) {
+        opt.seed = a.seed + i;
+        sim::run_result r = sim::simulate(opt);
+        std::cout << (a.json ? sim::json_line(r) : sim::human_line(r)) << std::endl;
+    }
+    return 0;
+}
+
+}  // namespace
+
+void register_run(CLI::App& app)
+{
+    auto a = std::make_shared<run_args>();
+    CLI::App* sub = app.add_subcommand(
+        "run", "Simulate a workload on a machine (virtual time, deterministic from --seed); "
+               "one line per run");
+    sub->add_option("--machine", a->machine,
+                    "Machine preset: " + joined(sim::machine_preset_names()) +
+                        " (host reads this machine's /proc and /sys)")
+        ->capture_default_str();
+    sub->add_option("--machine-file", a->machine_file,
+                    "JSON machine description (see docs/simulator.md); overrides --machine")
+        ->check(CLI::ExistingFile);
+    std::vector<std::string> wnames;
+    for (const auto& w : sim::workloads())
+        wnames.push_back(w.name);
+    sub->add_option("--workload", a->workload, "Workload: " + joined(wnames))->capture_default_str();
+    sub->add_option("--policy", a->policy, "Pivot policy: stock")->capture_default_str();
+    sub->add_option("--threads", a->threads, "Worker threads, created back to back")
+        ->check(CLI::Range(1u, 100000u))
+        ->capture_default_str();
+    sub->add_option("--seconds", a->seconds, "Virtual seconds to simulate")
+        ->check(CLI::Range(0.001, 3600.0))
+        ->capture_default_str();
+    auto* presize = sub->add_option_function<unsigned>(
+        "--presize", [a](unsigned v) { a->presize = v; },
+        "prctl(PR_FUTEX_HASH_SET_SLOTS, SLOTS) before any thread exists");
+    auto* global = sub->add_flag("--global-hash", a->global_hash,
+                                 "prctl(PR_FUTEX_HASH_SET_SLOTS, 0) before any thread: use the global hash");
+    presize->excludes(global);
+    sub->add_option("--cpus", a->cpus, "CPU affinity of every thread, as taskset: 0-31,96-127");
+    sub->add_option("--ramp-ms", a->ramp_ms, "Spread thread creation over this many milliseconds")
+        ->check(CLI::Range(0.0, 3600000.0))
+        ->capture_default_str();
+    sub->add_option("--seed", a->seed, "Seed of the first run")->capture_default_str();
+    sub->add_option("--runs", a->runs, "Runs, with seeds seed, seed+1, ...")
+        ->check(CLI::Range(1u, 100000u))
+        ->capture_default_str();
+    sub->add_option("--interval-ms", a->interval_ms, "Width of the per-interval throughput bins")
+        ->check(CLI::Range(0.1, 10000.0))
+        ->capture_default_str();
+    sub->add_flag("--json", a->json, "One JSON object per line instead of the human line");
+    add_command(sub, [a] { return run(*a); });
+}
+
+}  // namespace futexsim::cli

@@ -1,0 +1,172 @@
+#include "sim/cache.h"
+
+#include <algorithm>
+
+namespace futexsim::sim {
+
+cache_model::cache_model(engine& e) : eng_(e), arb_(e.mach().arbitration)
+{
+    eng_.set_cache(this);
+}
+
+cache_line& cache_model::line_for(const void* addr)
+{
+    const auto key = reinterpret_cast<std::uintptr_t>(addr) / 64;
+    auto [it, inserted] = by_addr_.try_emplace(key, static_cast<std::uint32_t>(lines_.size()));
+    if (inserted) {
+        cache_line& l = lines_.emplace_back();
+        l.id = it->second;
+        // Memory is interleaved over nodes; where the line's home is only
+        // matters on machines with far atomics. Deterministic in the line id.
+        const unsigned ncpu = eng_.mach().num_cpus();
+        l.home_cpu = static_cast<unsigned>((l.id * 2654435761u) % ncpu);
+    }
+    return lines_[it->second];
+}
+
+bool cache_model::held_by(const cache_line& l, unsigned cpu) const
+{
+    const vtime now = eng_.now();
+    return l.owner == static_cast<int>(cpu) && now >= l.held_from && now < l.held_until;
+}
+
+bool cache_model::read_hit(const cache_line& l, unsigned cpu) const
+{
+    if (held_by(l, cpu))
+        return true;
+    if (!l.waiters.empty() || l.busy_until > eng_.now())
+        return false;
+    if (l.owner == static_cast<int>(cpu))
+        return true;
+    return l.owner < 0 &&
+           std::find(l.sharers.begin(), l.sharers.end(), static_cast<std::uint16_t>(cpu)) !=
+               l.sharers.end();
+}
+
+bool cache_model::write_hit(const cache_line& l, unsigned cpu) const
+{
+    if (held_by(l, cpu))
+        return true;
+    return l.owner == static_cast<int>(cpu) && l.waiters.empty() && l.busy_until <= eng_.now();
+}
+
+void cache_model::local_write(cache_line& l, unsigned cpu)
+{
+    l.owner = static_cast<int>(cpu);
+    l.sharers.clear();
+    ++l.accesses;
+    if (!l.spinners.empty())
+        eng_.release_spinners(l, eng_.now());
+}
+
+void cache_model::access(cache_line& l, bool is_write, void (*fn)(void*), void* ctx)
+{
+    task& t = eng_.current();
+    t.op_fn = fn;
+    t.op_ctx = ctx;
+    t.op_is_write = is_write;
+    ++stats_.misses;
+    eng_.request_line(l);
+}
+
+// Where the data comes from and how far it travels to `cpu`.
+double cache_model::source_latency(const cache_line& l, unsigned cpu, bool is_write) const
+{
+    const machine& m = eng_.mach();
+    if (m.arch == atomic_arch::arm64_lse && is_write)
+        return m.transfer(cpu, l.home_cpu);  // a far atomic: to the home and back
+    if (l.owner >= 0)
+        return m.transfer(static_cast<unsigned>(l.owner), cpu);
+    if (l.sharers.empty())
+        return m.transfer(l.home_cpu, cpu);  // from memory / the home LLC slice
+    double lat = 0;
+    if (is_write) {
+        // Upgrade: every other sharer's copy must be invalidated.
+        for (auto s : l.sharers)
+            if (s != cpu)
+                lat = std::max(lat, m.transfer(s, cpu));
+        return lat;
+    }
+    lat = 1e18;
+    for (auto s : l.sharers)
+        lat = std::min(lat, m.transfer(s, cpu));
+    return lat;
+}
+
+std::size_t cache_model::pick_waiter(const cache_line& l) const
+{
+    if (arb_ == line_arbitration::fifo || l.owner < 0 || l.waiters.size() == 1)
+        return 0;
+    // nearest: the interconnect serves the requester closest to the holder.
+    const machine& m = eng_.mach();
+    std::size_t best = 0;
+    double best_lat = 1e18;
+    for (std::size_t i = 0; i < l.waiters.size(); i++) {
+        const auto& t = const_cast<engine&>(eng_).task_by_id(l.waiters[i]);
+        const double lat = m.transfer(static_cast<unsigned>(l.owner), static_cast<unsigned>(t.cpu));
+        if (lat < best_lat) {
+            best_lat = lat;
+            best = i;
+        }
+    }
+    return best;
+}
+
+void cache_model::serve(cache_line& l)
+{
+    if (l.waiters.empty())
+        return;
+    const std::size_t idx = pick_waiter(l);
+    task& t = eng_.task_by_id(l.waiters[idx]);
+    l.waiters.erase(l.waiters.begin() + static_cast<std::ptrdiff_t>(idx));
+
+    const machine& m = eng_.mach();
+    const unsigned cpu = static_cast<unsigned>(t.cpu);
+    const bool far = m.arch == atomic_arch::arm64_lse && t.op_is_write;
+    const double lat = source_latency(l, cpu, t.op_is_write);
+
+    // The access takes effect now, in service order.
+    t.op_fn(t.op_ctx);
+    ++l.accesses;
+    ++l.transfers;
+    eng_.mix_trace((static_cast<std::uint64_t>(l.id) << 32) ^ (static_cast<std::uint64_t>(cpu) << 1) ^
+                   static_cast<std::uint64_t>(t.op_is_write));
+
+    const vtime now = eng_.now();
+    vtime done;
+    if (far) {
+        // Executed at the home: the line does not move; the home serializes.
+        done = now + static_cast<vtime>(2 * lat + m.far_atomic_ns);
+        l.busy_until = now + static_cast<vtime>(m.far_atomic_ns);
+        l.owner = -1;
+        l.sharers.clear();
+    } else if (t.op_is_write) {
+        // The line moves to the writer, which holds it for the locked op
+        // and a little after (x86 delays snoops after a locked instruction),
+        // so an immediate retry of a failed cmpxchg is usually local.
+        done = now + static_cast<vtime>(lat + m.local_rmw_ns);
+        l.held_from = done;
+        l.held_until = done + static_cast<vtime>(m.lock_hold_ns);
+        l.busy_until = l.held_until;
+        l.owner = static_cast<int>(cpu);
+        l.sharers.clear();
+    } else {
+        done = now + static_cast<vtime>(lat + m.local_hit_ns);
+        l.busy_until = now + static_cast<vtime>(lat);
+        if (l.owner >= 0 && l.owner != static_cast<int>(cpu))
+            l.sharers.push_back(static_cast<std::uint16_t>(l.owner));
+        if (l.owner != static_cast<int>(cpu)) {
+            l.owner = -1;
+            if (std::find(l.sharers.begin(), l.sharers.end(), static_cast<std::uint16_t>(cpu)) ==
+                l.sharers.end())
+                l.sharers.push_back(static_cast<std::uint16_t>(cpu));
+        }
+    }
+    if (t.op_is_write && !l.spinners.empty())
+        eng_.release_spinners(l, done);
+    eng_.resume_after_service(t, done);
+    if (!l.waiters.empty())
+        eng_.schedule_line_free(l, l.busy_until);
+}
+
+}  // namespace futexsim::sim

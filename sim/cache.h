@@ -1,0 +1,75 @@
+// Cache lines: who holds each line, what an access costs, and the queue of
+// CPUs waiting for a contended line. Contention (and its collapse) comes out
+// of this: every access that needs the line to move waits its turn and pays
+// the transfer latency between the CPUs involved.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <unordered_map>
+#include <vector>
+
+#include "sim/engine.h"
+
+namespace futexsim::sim {
+
+struct cache_line {
+    std::uint32_t id = 0;
+    int owner = -1;                      // CPU holding it exclusively (M/E); -1 if none
+    std::vector<std::uint16_t> sharers;  // CPUs holding it shared (S), owner excluded
+    unsigned home_cpu = 0;               // a CPU on the home node (memory side)
+    vtime busy_until = 0;                // the line is in flight (or held) until then
+    vtime held_from = 0;                 // the owner holds it after a locked op,
+    vtime held_until = 0;                // from data arrival to held_until
+    bool service_scheduled = false;
+    std::deque<std::uint32_t> waiters;   // tasks whose access is queued
+    std::vector<std::uint32_t> spinners; // tasks spinning until the line is written
+    std::uint64_t accesses = 0;
+    std::uint64_t transfers = 0;
+};
+
+struct cache_stats {
+    std::uint64_t hits = 0;
+    std::uint64_t misses = 0;
+};
+
+class cache_model {
+public:
+    explicit cache_model(engine& e);
+
+    // The line a word at `addr` lives on (64-byte lines, host layout, so the
+    // model's alignas(64) decisions carry over).
+    cache_line& line_for(const void* addr);
+    cache_line& line_by_id(std::uint32_t id) { return lines_[id]; }
+    std::size_t num_lines() const { return lines_.size(); }
+
+    // Whether `cpu` may do this access without any coherence traffic.
+    bool read_hit(const cache_line& l, unsigned cpu) const;
+    bool write_hit(const cache_line& l, unsigned cpu) const;
+
+    // A local access: updates the holder state; the caller charges the time.
+    void local_write(cache_line& l, unsigned cpu);
+
+    // Queue the current task's access; `fn(ctx)` runs at service time. Returns
+    // after the task has been served and its data has arrived.
+    void access(cache_line& l, bool is_write, void (*fn)(void*), void* ctx);
+
+    // Called by the engine when the line is free to serve its next waiter.
+    void serve(cache_line& l);
+
+    const cache_stats& stats() const { return stats_; }
+    cache_stats& stats() { return stats_; }
+
+private:
+    bool held_by(const cache_line& l, unsigned cpu) const;
+    double source_latency(const cache_line& l, unsigned cpu, bool is_write) const;
+    std::size_t pick_waiter(const cache_line& l) const;
+
+    engine& eng_;
+    line_arbitration arb_;
+    std::unordered_map<std::uintptr_t, std::uint32_t> by_addr_;
+    std::deque<cache_line> lines_;
+    cache_stats stats_;
+};
+
+}  // namespace futexsim::sim

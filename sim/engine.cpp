@@ -1,0 +1,418 @@
+#include "sim/engine.h"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <boost/context/fixedsize_stack.hpp>
+
+#include "sim/cache.h"
+#include "sim/rcu.h"
+
+namespace futexsim::sim {
+
+namespace ctx = boost::context;
+
+engine::engine(const machine& m, std::uint64_t seed, engine_config cfg)
+    : machine_(m), cfg_(cfg), rng_(seed), tick_ns_(1'000'000'000 / std::max(1u, m.hz)),
+      cpus_(m.num_cpus())
+{
+    if (m.num_cpus() == 0)
+        throw std::invalid_argument("machine has no CPUs");
+    push(tick_ns_, ev_kind::tick, 1);
+}
+
+engine::~engine() { shutdown(); }
+
+void engine::shutdown()
+{
+    if (tearing_down_)
+        return;
+    tearing_down_ = true;
+    for (auto& t : tasks_) {
+        if (!t->fib)
+            continue;
+        current_ = static_cast<int>(t->id);
+        t->fib = {};  // forced unwind inside the fiber
+        current_ = -1;
+    }
+}
+
+unsigned engine::cpu() const
+{
+    return static_cast<unsigned>(tasks_[static_cast<std::size_t>(current_)]->cpu);
+}
+
+void engine::mix_trace(std::uint64_t v)
+{
+    // FNV-1a over 64-bit values: order-sensitive, cheap.
+    trace_hash_ = (trace_hash_ ^ v) * 0x100000001b3ull;
+}
+
+void engine::push(vtime t, ev_kind k, std::uint32_t a, std::uint32_t gen)
+{
+    queue_.push(event{t, seq_++, k, a, gen});
+    // A task running ahead must not pass what it just made happen.
+    if (current_ >= 0)
+        horizon_ = std::min(horizon_, t + cfg_.lookahead_ns);
+}
+
+task& engine::spawn(std::string name, std::vector<unsigned> allowed, std::function<void()> body,
+                    vtime at, bool kernel_thread)
+{
+    if (allowed.empty())
+        throw std::invalid_argument("spawn: empty CPU affinity");
+    auto t = std::make_unique<task>();
+    t->id = static_cast<std::uint32_t>(tasks_.size());
+    t->name = std::move(name);
+    t->allowed = std::move(allowed);
+    t->kernel_thread = kernel_thread;
+    t->body = std::move(body);
+    t->state = task_state::blocked;
+    task& ref = *t;
+    ref.fib = ctx::fiber(std::allocator_arg, ctx::fixedsize_stack(cfg_.stack_bytes),
+                         [this, &ref](ctx::fiber&& eng) {
+                             engine_fiber_ = std::move(eng);
+                             try {
+                                 ref.body();
+                             } catch (const ctx::detail::forced_unwind&) {
+                                 throw;  // the engine is tearing the fiber down
+                             } catch (...) {
+                                 task_error_ = std::current_exception();
+                             }
+                             finish_task();
+                             return std::move(engine_fiber_);
+                         });
+    tasks_.push_back(std::move(t));
+    if (!kernel_thread)
+        ++live_threads_;
+    wake(ref, at);
+    return ref;
+}
+
+void engine::finish_task()
+{
+    task& t = current();
+    t.state = task_state::exited;
+    if (!t.kernel_thread)
+        --live_threads_;
+    vcpu& c = cpus_[static_cast<std::size_t>(t.cpu)];
+    c.current = -1;
+    note_context_switch(static_cast<unsigned>(t.cpu));
+    dispatch(static_cast<unsigned>(t.cpu), now_);
+}
+
+void engine::note_context_switch(unsigned cpu)
+{
+    if (rcu_)
+        rcu_->note_qs(cpu, now_);
+}
+
+// The current task gives the CPU back to the engine loop.
+void engine::yield_to_engine()
+{
+    engine_fiber_ = std::move(engine_fiber_).resume();
+}
+
+void engine::switch_to(task& t)
+{
+    current_ = static_cast<int>(t.id);
+    t.state = task_state::running;
+    horizon_ = (queue_.empty() ? now_ : std::max(now_, queue_.top().t)) + cfg_.lookahead_ns;
+    t.fib = std::move(t.fib).resume();
+    current_ = -1;
+    if (task_error_) {
+        auto e = task_error_;
+        task_error_ = nullptr;
+        std::rethrow_exception(e);
+    }
+}
+
+void engine::charge(vtime ns)
+{
+    if (tearing_down_)
+        return;
+    task& t = current();
+    const vtime before = now_;
+    now_ += ns;
+    // A tick crossed while this task ran: record what it was doing then.
+    const std::int64_t k = now_ / tick_ns_;
+    vcpu& c = cpus_[static_cast<std::size_t>(t.cpu)];
+    if (k > before / tick_ns_ && k > c.sampled_tick)
+        sample_tick(static_cast<unsigned>(t.cpu), k, task_quiescent(t));
+    if (rcu_ && t.preempt_count == 0 && t.rcu_nesting == 0 &&
+        rcu_->urgent_qs(static_cast<unsigned>(t.cpu)))
+        rcu_->note_qs(static_cast<unsigned>(t.cpu), now_);
+    if ((c.need_resched || c.urgent_resched) && t.preempt_count == 0 && t.rcu_nesting == 0 &&
+        !c.runqueue.empty()) {
+        // Preempted: back of the queue (a softirq task went to the front).
+        c.need_resched = c.urgent_resched = false;
+        t.state = task_state::runnable;
+        c.runqueue.push_back(t.id);
+        c.current = -1;
+        note_context_switch(static_cast<unsigned>(t.cpu));
+        dispatch(static_cast<unsigned>(t.cpu), now_ + static_cast<vtime>(machine_.context_switch_ns));
+        yield_to_engine();
+        return;
+    }
+    if (now_ > horizon_) {
+        push(now_, ev_kind::resume, t.id, t.gen);
+        yield_to_engine();
+    }
+}
+
+bool engine::task_quiescent(const task& t) const
+{
+    if (t.mode == task_mode::user && !t.kernel_thread)
+        return true;
+    return machine_.rcu_preemptible && t.rcu_nesting == 0;
+}
+
+void engine::sample_tick(unsigned cpu, std::int64_t k, bool quiescent)
+{
+    cpus_[cpu].sampled_tick = k;
+    if (quiescent && rcu_)
+        rcu_->note_qs(cpu, k * tick_ns_);
+}
+
+void engine::block()
+{
+    if (tearing_down_)
+        return;
+    task& t = current();
+    if (t.wake_pending) {  // woken between prepare-to-wait and now
+        t.wake_pending = false;
+        return;
+    }
+    t.state = task_state::blocked;
+    vcpu& c = cpus_[static_cast<std::size_t>(t.cpu)];
+    c.current = -1;
+    note_context_switch(static_cast<unsigned>(t.cpu));
+    dispatch(static_cast<unsigned>(t.cpu), now_ + static_cast<vtime>(machine_.context_switch_ns));
+    yield_to_engine();
+}
+
+void engine::spin_prepare(cache_line& line)
+{
+    task& t = current();
+    t.wake_pending = false;
+    line.spinners.push_back(t.id);
+}
+
+void engine::spin_cancel(cache_line& line)
+{
+    std::erase(line.spinners, current().id);
+}
+
+void engine::spin_wait()
+{
+    if (tearing_down_)
+        return;
+    task& t = current();
+    if (t.wake_pending) {  // written since spin_prepare()
+        t.wake_pending = false;
+        return;
+    }
+    t.state = task_state::spinning;  // keeps its CPU busy: no context switch
+    yield_to_engine();
+}
+
+void engine::release_spinners(cache_line& line, vtime at)
+{
+    for (std::uint32_t id : line.spinners) {
+        task& t = *tasks_[id];
+        if (t.state != task_state::spinning) {  // still checking: see spin_wait()
+            t.wake_pending = true;
+            continue;
+        }
+        t.state = task_state::running;
+        push(at + static_cast<vtime>(machine_.transfer(static_cast<unsigned>(t.cpu), line.home_cpu)),
+             ev_kind::resume, id, t.gen);
+    }
+    line.spinners.clear();
+}
+
+void engine::request_line(cache_line& line)
+{
+    task& t = current();
+    t.waiting_line = &line;
+    push(now_, ev_kind::line_request, t.id, t.gen);
+    yield_to_engine();
+}
+
+void engine::resume_after_service(task& t, vtime at)
+{
+    push(at, ev_kind::resume, t.id, t.gen);
+}
+
+void engine::schedule_line_free(cache_line& line, vtime at)
+{
+    line.service_scheduled = true;
+    push(at, ev_kind::line_free, line.id);
+}
+
+void engine::schedule_callback(vtime at, std::function<void()> fn)
+{
+    std::uint32_t slot;
+    if (!free_callback_slots_.empty()) {
+        slot = free_callback_slots_.back();
+        free_callback_slots_.pop_back();
+        callbacks_[slot] = std::move(fn);
+    } else {
+        slot = static_cast<std::uint32_t>(callbacks_.size());
+        callbacks_.push_back(std::move(fn));
+    }
+    push(std::max(at, now_), ev_kind::callback, slot);
+}
+
+void engine::wake(task& t, vtime at)
+{
+    if (t.state == task_state::exited)
+        return;
+    if (t.state != task_state::blocked) {
+        t.wake_pending = true;
+        return;
+    }
+    ++t.gen;
+    t.timed_out = false;
+    place(t, std::max(at, now_));
+}
+
+void engine::wake_on_timeout(task& t, vtime at)
+{
+    push(at, ev_kind::timeout, t.id, t.gen);
+}
+
+// Where a woken task runs: its last CPU if idle, else an idle allowed CPU,
+// else the allowed CPU with the shortest queue (ties: lowest number).
+void engine::place(task& t, vtime at)
+{
+    t.state = task_state::runnable;
+    auto idle = [&](unsigned c) { return cpus_[c].current < 0 && cpus_[c].runqueue.empty(); };
+    int chosen = -1;
+    if (t.last_cpu >= 0 && std::binary_search(t.allowed.begin(), t.allowed.end(),
+                                              static_cast<unsigned>(t.last_cpu)) &&
+        idle(static_cast<unsigned>(t.last_cpu)))
+        chosen = t.last_cpu;
+    if (chosen < 0)
+        for (unsigned c : t.allowed)
+            if (idle(c)) {
+                chosen = static_cast<int>(c);
+                break;
+            }
+    if (chosen < 0) {
+        std::size_t best = SIZE_MAX;
+        for (unsigned c : t.allowed) {
+            const std::size_t load = cpus_[c].runqueue.size() + (cpus_[c].current >= 0 ? 1 : 0);
+            if (load < best) {
+                best = load;
+                chosen = static_cast<int>(c);
+            }
+        }
+    }
+    t.cpu = chosen;
+    vcpu& c = cpus_[static_cast<std::size_t>(chosen)];
+    if (t.kernel_thread) {
+        c.runqueue.push_front(t.id);
+        c.urgent_resched = true;
+    } else {
+        c.runqueue.push_back(t.id);
+    }
+    if (c.current < 0)
+        dispatch(static_cast<unsigned>(chosen), at);
+}
+
+// The CPU is free: start the next queued task at `at`.
+void engine::dispatch(unsigned cpu, vtime at)
+{
+    vcpu& c = cpus_[cpu];
+    if (c.current >= 0 || c.runqueue.empty())
+        return;
+    const std::uint32_t id = c.runqueue.front();
+    c.runqueue.pop_front();
+    task& t = *tasks_[id];
+    c.current = static_cast<int>(id);
+    c.slice_start = at;
+    t.cpu = static_cast<int>(cpu);
+    t.last_cpu = static_cast<int>(cpu);
+    t.state = task_state::running;
+    push(at, ev_kind::resume, id, t.gen);
+}
+
+void engine::on_tick(std::int64_t k)
+{
+    for (unsigned cpu = 0; cpu < cpus_.size(); cpu++) {
+        vcpu& c = cpus_[cpu];
+        // An idle CPU has no tick (NOHZ): RCU finds it in the FQS scan.
+        if (c.sampled_tick < k)
+            sample_tick(cpu, k,
+                        c.current >= 0 && task_quiescent(*tasks_[static_cast<std::size_t>(c.current)]));
+        if (c.current >= 0 && !c.runqueue.empty() && now_ - c.slice_start >= cfg_.sched_slice_ns)
+            c.need_resched = true;
+    }
+    if (rcu_)
+        rcu_->on_tick(k);
+    push((k + 1) * tick_ns_, ev_kind::tick, 0);
+}
+
+void engine::run_until(vtime until)
+{
+    while (!queue_.empty()) {
+        const event ev = queue_.top();
+        if (ev.t > until)
+            break;
+        queue_.pop();
+        now_ = ev.t;
+        ++events_;
+        switch (ev.kind) {
+        case ev_kind::resume: {
+            task& t = *tasks_[ev.a];
+            if (ev.gen != t.gen || t.state == task_state::exited ||
+                t.state == task_state::blocked || t.state == task_state::runnable)
+                break;
+            switch_to(t);
+            break;
+        }
+        case ev_kind::line_request: {
+            task& t = *tasks_[ev.a];
+            cache_line& l = *t.waiting_line;
+            l.waiters.push_back(t.id);
+            if (!l.service_scheduled) {
+                if (l.busy_until <= now_)
+                    cache_->serve(l);
+                else
+                    schedule_line_free(l, l.busy_until);
+            }
+            break;
+        }
+        case ev_kind::line_free: {
+            cache_line& l = cache_->line_by_id(ev.a);
+            l.service_scheduled = false;
+            cache_->serve(l);
+            break;
+        }
+        case ev_kind::tick:
+            on_tick(ev.t / tick_ns_);
+            break;
+        case ev_kind::callback: {
+            auto fn = std::move(callbacks_[ev.a]);
+            free_callback_slots_.push_back(ev.a);
+            fn();
+            break;
+        }
+        case ev_kind::timeout: {
+            task& t = *tasks_[ev.a];
+            if (ev.gen != t.gen || t.state != task_state::blocked)
+                break;
+            wake(t, now_);
+            t.timed_out = true;
+            break;
+        }
+        }
+        // Nothing but the tick left: every task has exited or sleeps forever.
+        if (queue_.size() == 1 && queue_.top().kind == ev_kind::tick && live_threads_ == 0)
+            break;
+    }
+    now_ = std::max(now_, until);
+}
+
+}  // namespace futexsim::sim

@@ -1,0 +1,187 @@
+// The discrete-event engine: virtual time, tasks as Boost.Context fibers,
+// virtual CPUs with tick-driven time slicing, and the event queue.
+//
+// A running task advances its own clock (charge()) and may run ahead of the
+// event queue by at most `lookahead_ns` before it yields; everything that
+// other CPUs can observe (a cache-line transfer, a wake-up) is an event at
+// the task's local time, so events are processed in time order and a run is
+// a pure function of its inputs and seed.
+#pragma once
+
+#include <boost/context/fiber.hpp>
+
+#include <cstdint>
+#include <deque>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <queue>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "sim/machine.h"
+
+namespace futexsim::sim {
+
+using vtime = std::int64_t;  // virtual nanoseconds
+
+enum class task_mode : std::uint8_t { user, kernel };
+enum class task_state : std::uint8_t { runnable, running, spinning, blocked, exited };
+
+class engine;
+struct cache_line;
+
+struct task {
+    std::uint32_t id = 0;
+    std::string name;
+    bool kernel_thread = false;  // not counted in the process's threads
+    task_state state = task_state::runnable;
+    task_mode mode = task_mode::user;
+    int rcu_nesting = 0;
+    int preempt_count = 0;
+    int cpu = -1;       // the vCPU it runs or waits on
+    int last_cpu = -1;  // where it last ran
+    std::vector<unsigned> allowed;  // CPU affinity, sorted
+    std::uint32_t gen = 0;          // bumps on every wake: stale events are dropped
+    bool timed_out = false;
+    bool wake_pending = false;  // woken while still running: the next block() returns at once
+    std::function<void()> body;
+    boost::context::fiber fib;
+    // A line access waiting for service: run at service time, on the engine stack.
+    cache_line* waiting_line = nullptr;
+    void (*op_fn)(void*) = nullptr;
+    void* op_ctx = nullptr;
+    bool op_is_write = false;
+};
+
+struct vcpu {
+    int current = -1;                   // task id, -1 when idle
+    std::deque<std::uint32_t> runqueue; // runnable tasks waiting for this CPU
+    bool need_resched = false;
+    bool urgent_resched = false;        // a softirq task is waiting
+    vtime slice_start = 0;
+    std::int64_t sampled_tick = -1;     // last tick whose state was recorded
+};
+
+class rcu_sim;
+class cache_model;
+
+struct engine_config {
+    vtime lookahead_ns = 1000;
+    vtime sched_slice_ns = 3'000'000;  // CFS-like slice for tasks sharing a CPU
+    std::size_t stack_bytes = 128 * 1024;
+};
+
+class engine {
+public:
+    engine(const machine& m, std::uint64_t seed, engine_config cfg = {});
+    ~engine();
+    engine(const engine&) = delete;
+    engine& operator=(const engine&) = delete;
+
+    const machine& mach() const { return machine_; }
+    vtime now() const { return now_; }
+    vtime tick_ns() const { return tick_ns_; }
+    std::mt19937_64& rng() { return rng_; }
+    void set_rcu(rcu_sim* r) { rcu_ = r; }
+    void set_cache(cache_model* c) { cache_ = c; }
+
+    // --- tasks ------------------------------------------------------------
+    // Creates a task, runnable at `at` on one of `allowed` CPUs.
+    task& spawn(std::string name, std::vector<unsigned> allowed, std::function<void()> body,
+                vtime at, bool kernel_thread = false);
+    task& current() { return *tasks_[static_cast<std::size_t>(current_)]; }
+    bool in_task() const { return current_ >= 0; }
+    task& task_by_id(std::uint32_t id) { return *tasks_[id]; }
+    unsigned live_threads() const { return live_threads_; }
+    unsigned cpu() const;  // the current task's CPU
+    bool cpu_idle(unsigned c) const { return cpus_[c].current < 0 && cpus_[c].runqueue.empty(); }
+
+    // Advance the current task's clock; yields when past the lookahead.
+    void charge(vtime ns);
+    // Sleep: the task leaves its CPU until wake().
+    void block();
+    // Busy-wait on a line until somebody writes it (a spinlock's spin):
+    // register first, re-check the value, then wait. A write in between
+    // makes spin_wait() return at once.
+    void spin_prepare(cache_line& line);
+    void spin_cancel(cache_line& line);
+    void spin_wait();
+    // Make a blocked task runnable at `at` (>= now).
+    void wake(task& t, vtime at);
+    // Wake `t` at `at` unless it was woken since; sets t.timed_out if so.
+    void wake_on_timeout(task& t, vtime at);
+    // The running task queues for `line` at its local time and waits until
+    // its access has been served and the data has arrived.
+    void request_line(cache_line& line);
+    // Used by the cache: the served task resumes at `at`.
+    void resume_after_service(task& t, vtime at);
+    // Used by the cache: the line was written, spinners re-read it.
+    void release_spinners(cache_line& line, vtime at);
+
+    // Unwinds every task that has not exited (their guards' destructors run
+    // with no cost and no switches). Call before destroying what tasks use.
+    void shutdown();
+    bool tearing_down() const { return tearing_down_; }
+
+    // --- the loop ---------------------------------------------------------
+    // Runs until `until` or until no task is left that can run.
+    void run_until(vtime until);
+    void schedule_line_free(cache_line& line, vtime at);
+    // Run `fn` on the engine stack at `at` (timers, RCU's grace-period machinery).
+    void schedule_callback(vtime at, std::function<void()> fn);
+
+    // Counters for the run report.
+    std::uint64_t events_processed() const { return events_; }
+    std::uint64_t trace_hash() const { return trace_hash_; }
+    void mix_trace(std::uint64_t v);
+
+private:
+    enum class ev_kind : std::uint8_t { resume, line_request, line_free, tick, callback, timeout };
+    struct event {
+        vtime t;
+        std::uint64_t seq;
+        ev_kind kind;
+        std::uint32_t a;
+        std::uint32_t gen;
+        bool operator>(const event& o) const { return t != o.t ? t > o.t : seq > o.seq; }
+    };
+
+    void push(vtime t, ev_kind k, std::uint32_t a, std::uint32_t gen = 0);
+    void switch_to(task& t);
+    void yield_to_engine();
+    void place(task& t, vtime at);
+    void dispatch(unsigned cpu, vtime at);
+    void on_tick(std::int64_t k);
+    void sample_tick(unsigned cpu, std::int64_t k, bool quiescent);
+    bool task_quiescent(const task& t) const;
+    void maybe_preempt();
+    void finish_task();
+    void note_context_switch(unsigned cpu);
+
+    machine machine_;
+    engine_config cfg_;
+    std::mt19937_64 rng_;
+    vtime tick_ns_;
+    vtime now_ = 0;
+    vtime horizon_ = 0;
+    std::uint64_t seq_ = 0;
+    std::uint64_t events_ = 0;
+    std::uint64_t trace_hash_ = 0xcbf29ce484222325ull;
+    std::priority_queue<event, std::vector<event>, std::greater<event>> queue_;
+    std::vector<std::unique_ptr<task>> tasks_;
+    std::vector<vcpu> cpus_;
+    std::vector<std::function<void()>> callbacks_;
+    std::vector<std::uint32_t> free_callback_slots_;
+    int current_ = -1;
+    bool tearing_down_ = false;
+    unsigned live_threads_ = 0;
+    unsigned runnable_or_running_ = 0;
+    boost::context::fiber engine_fiber_;
+    std::exception_ptr task_error_;
+    rcu_sim* rcu_ = nullptr;
+    cache_model* cache_ = nullptr;
+};
+
+}  // namespace futexsim::sim

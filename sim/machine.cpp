@@ -1,0 +1,366 @@
+// Machine presets, machine files and the host machine. Where each number
+// comes from is in docs/simulator.md ("Machine presets").
+#include "sim/machine.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+namespace futexsim::sim {
+
+namespace {
+
+struct topology_shape {
+    unsigned sockets = 1;
+    unsigned dies_per_socket = 1;
+    unsigned nodes_per_socket = 1;
+    unsigned cores_per_die = 1;
+    unsigned threads_per_core = 1;
+};
+
+// Linux numbering: thread 0 of every core of every socket first, then the
+// SMT siblings in the same order.
+std::vector<cpu_topology> build_topology(const topology_shape& s)
+{
+    if (s.sockets == 0 || s.dies_per_socket == 0 || s.nodes_per_socket == 0 ||
+        s.cores_per_die == 0 || s.threads_per_core == 0)
+        throw std::invalid_argument("topology: every count must be at least 1");
+    if (s.dies_per_socket % s.nodes_per_socket != 0 && s.nodes_per_socket % s.dies_per_socket != 0)
+        throw std::invalid_argument("topology: nodes_per_socket and dies_per_socket must divide");
+    const unsigned cores_per_socket = s.dies_per_socket * s.cores_per_die;
+    if (cores_per_socket % s.nodes_per_socket != 0)
+        throw std::invalid_argument("topology: cores per socket must split evenly into nodes");
+    const unsigned total = s.sockets * cores_per_socket * s.threads_per_core;
+    if (total > 8192)
+        throw std::invalid_argument("topology: more than 8192 logical CPUs");
+
+    std::vector<cpu_topology> cpus;
+    cpus.reserve(total);
+    for (unsigned t = 0; t < s.threads_per_core; t++)
+        for (unsigned sock = 0; sock < s.sockets; sock++)
+            for (unsigned c = 0; c < cores_per_socket; c++) {
+                cpu_topology cpu;
+                cpu.socket = sock;
+                cpu.die = sock * s.dies_per_socket + c / s.cores_per_die;
+                cpu.node = sock * s.nodes_per_socket + c / (cores_per_socket / s.nodes_per_socket);
+                cpu.core = sock * cores_per_socket + c;
+                cpus.push_back(cpu);
+            }
+    return cpus;
+}
+
+machine xeon_6975p_snc3()
+{
+    machine m;
+    m.name = "xeon-6975p-snc3";
+    m.description = "Intel Xeon 6975P-C (Granite Rapids-AP), 2 sockets x 96 cores, SNC=3, SMT off";
+    m.arch = atomic_arch::x86;
+    m.cpus = build_topology({2, 3, 3, 32, 1});
+    m.transfer_ns.smt_sibling = 10;
+    m.transfer_ns.same_die = 60;
+    m.transfer_ns.other_die = 95;
+    m.transfer_ns.per_die_hop = 20;
+    m.transfer_ns.other_socket = 140;
+    m.hz = 1000;
+    return m;
+}
+
+machine epyc_9r45()
+{
+    machine m;
+    m.name = "epyc-9r45";
+    m.description = "AMD EPYC 9R45 (Turin, Zen 5), 2 sockets x 96 cores in 12 CCDs, NPS1, SMT off";
+    m.arch = atomic_arch::x86;
+    m.cpus = build_topology({2, 12, 1, 8, 1});
+    m.transfer_ns.smt_sibling = 10;
+    m.transfer_ns.same_die = 45;
+    m.transfer_ns.other_die = 150;
+    m.transfer_ns.per_die_hop = 0;
+    m.transfer_ns.other_socket = 260;
+    m.hz = 1000;
+    return m;
+}
+
+machine graviton4()
+{
+    machine m;
+    m.name = "graviton4";
+    m.description = "AWS Graviton4 (Neoverse V2), 2 sockets x 96 cores, flat mesh, LSE atomics";
+    m.arch = atomic_arch::arm64_lse;
+    m.cpus = build_topology({2, 1, 1, 96, 1});
+    m.transfer_ns.smt_sibling = 10;
+    m.transfer_ns.same_die = 45;
+    m.transfer_ns.other_die = 45;
+    m.transfer_ns.per_die_hop = 0;
+    m.transfer_ns.other_socket = 139;
+    m.far_atomic_ns = 9;
+    m.hz = 250;
+    return m;
+}
+
+std::string read_first_line(const std::filesystem::path& p)
+{
+    std::ifstream in(p);
+    std::string line;
+    std::getline(in, line);
+    return line;
+}
+
+// The kernel's own config, when the distribution ships it.
+std::map<std::string, std::string> read_kernel_config()
+{
+    std::map<std::string, std::string> cfg;
+    std::string release = read_first_line("/proc/sys/kernel/osrelease");
+    std::ifstream in("/boot/config-" + release);
+    std::string line;
+    while (std::getline(in, line)) {
+        auto eq = line.find('=');
+        if (line.rfind("CONFIG_", 0) == 0 && eq != std::string::npos)
+            cfg[line.substr(0, eq)] = line.substr(eq + 1);
+    }
+    return cfg;
+}
+
+double number(const nlohmann::json& j, const char* key, double fallback, double lo, double hi)
+{
+    if (!j.contains(key))
+        return fallback;
+    if (!j[key].is_number())
+        throw std::invalid_argument(fmt::format("machine file: '{}' must be a number", key));
+    double v = j[key].get<double>();
+    if (!(v >= lo && v <= hi))
+        throw std::invalid_argument(fmt::format("machine file: '{}' = {} is outside [{}, {}]", key, v, lo, hi));
+    return v;
+}
+
+}  // namespace
+
+unsigned machine::num_nodes() const
+{
+    unsigned n = 0;
+    for (const auto& c : cpus)
+        n = std::max(n, c.node + 1);
+    return n;
+}
+
+double machine::transfer(unsigned a, unsigned b) const
+{
+    const cpu_topology& x = cpus[a];
+    const cpu_topology& y = cpus[b];
+    if (x.core == y.core)
+        return a == b ? 0.0 : transfer_ns.smt_sibling;
+    if (x.socket != y.socket)
+        return transfer_ns.other_socket;
+    if (x.die == y.die)
+        return transfer_ns.same_die;
+    const unsigned hops = x.die > y.die ? x.die - y.die : y.die - x.die;
+    return transfer_ns.other_die + transfer_ns.per_die_hop * (hops - 1);
+}
+
+std::vector<std::string> machine_preset_names()
+{
+    return {"host", "xeon-6975p-snc3", "epyc-9r45", "graviton4"};
+}
+
+machine load_machine_preset(const std::string& name)
+{
+    if (name == "xeon-6975p-snc3")
+        return xeon_6975p_snc3();
+    if (name == "epyc-9r45")
+        return epyc_9r45();
+    if (name == "graviton4")
+        return graviton4();
+    if (name == "host")
+        return read_host_machine();
+    std::string valid;
+    for (const auto& n : machine_preset_names())
+        valid += (valid.empty() ? "" : ", ") + n;
+    throw std::invalid_argument(fmt::format("unknown machine '{}' (valid: {})", name, valid));
+}
+
+machine read_host_machine()
+{
+    namespace fs = std::filesystem;
+    machine m;
+    m.name = "host";
+    m.arch =
+#if defined(__aarch64__)
+        atomic_arch::arm64_lse;
+#else
+        atomic_arch::x86;
+#endif
+    // CPU numbers as the kernel lists them online.
+    std::vector<unsigned> ids;
+    try {
+        ids = parse_cpu_list(read_first_line("/sys/devices/system/cpu/online"), 1u << 20);
+    } catch (const std::exception&) {
+        ids.clear();
+    }
+    if (ids.empty())
+        ids.push_back(0);
+    std::map<std::string, unsigned> die_ids;
+    std::map<std::pair<unsigned, unsigned>, unsigned> core_ids;
+    for (unsigned id : ids) {
+        const fs::path base = fmt::format("/sys/devices/system/cpu/cpu{}", id);
+        cpu_topology t;
+        auto num = [&](const char* rel) {
+            std::string s = read_first_line(base / rel);
+            return s.empty() ? 0u : static_cast<unsigned>(std::stoul(s));
+        };
+        t.socket = num("topology/physical_package_id");
+        const unsigned core_id = num("topology/core_id");
+        // The LLC domain: the CPUs sharing this CPU's L3 (or its L2 if none).
+        std::string llc = read_first_line(base / "cache/index3/shared_cpu_list");
+        if (llc.empty())
+            llc = read_first_line(base / "cache/index2/shared_cpu_list");
+        t.die = die_ids.emplace(fmt::format("{}:{}", t.socket, llc), die_ids.size()).first->second;
+        t.core = core_ids.emplace(std::make_pair(t.socket, core_id), core_ids.size()).first->second;
+        for (unsigned node = 0; node < 64; node++) {
+            const fs::path p = fmt::format("/sys/devices/system/node/node{}/cpu{}", node, id);
+            if (fs::exists(p)) {
+                t.node = node;
+                break;
+            }
+        }
+        m.cpus.push_back(t);
+    }
+    // The model numbers CPUs densely; a machine with holes in its online
+    // list is renumbered in order.
+    m.description = fmt::format("this machine: {} logical CPUs, {} cores, {} LLC domains",
+                                m.cpus.size(), core_ids.size(), die_ids.size());
+
+    const auto cfg = read_kernel_config();
+    if (auto it = cfg.find("CONFIG_HZ"); it != cfg.end())
+        m.hz = static_cast<unsigned>(std::stoul(it->second));
+    else
+        m.hz = 250;  // Debian's default
+    m.rcu_preemptible = cfg.count("CONFIG_PREEMPT_RCU") ? cfg.at("CONFIG_PREEMPT_RCU") == "y" : true;
+    // A small VM: one core and its sibling, or two cores of one cluster.
+    m.transfer_ns.smt_sibling = 9;
+    m.transfer_ns.same_die = 40;
+    m.transfer_ns.other_die = 100;
+    m.transfer_ns.other_socket = 140;
+    return m;
+}
+
+machine load_machine_file(const std::string& path)
+{
+    std::ifstream in(path);
+    if (!in)
+        throw std::invalid_argument(fmt::format("machine file '{}' cannot be read", path));
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(in);
+    } catch (const nlohmann::json::parse_error& e) {
+        throw std::invalid_argument(fmt::format("machine file '{}' is not JSON: {}", path, e.what()));
+    }
+    if (!j.is_object())
+        throw std::invalid_argument("machine file: the top level must be an object");
+    static const std::set<std::string> known = {
+        "name", "description", "arch", "arbitration", "topology", "transfer_ns", "local_hit_ns", "local_rmw_ns", "lock_hold_ns", "full_barrier_ns",
+        "far_atomic_ns", "hz", "rcu_preemptible", "rcu_fqs_jiffies", "syscall_entry_ns",
+        "syscall_exit_ns", "clone_ns", "context_switch_ns"};
+    for (const auto& [key, _] : j.items())
+        if (!known.count(key))
+            throw std::invalid_argument(fmt::format("machine file: unknown field '{}'", key));
+
+    machine m;
+    m.name = j.value("name", std::string("custom"));
+    m.description = j.value("description", std::string("from ") + path);
+    const std::string arch = j.value("arch", std::string("x86"));
+    if (arch == "x86")
+        m.arch = atomic_arch::x86;
+    else if (arch == "arm64-lse")
+        m.arch = atomic_arch::arm64_lse;
+    else
+        throw std::invalid_argument(fmt::format("machine file: arch '{}' (valid: x86, arm64-lse)", arch));
+
+    const std::string arb = j.value("arbitration", std::string("fifo"));
+    if (arb == "fifo")
+        m.arbitration = line_arbitration::fifo;
+    else if (arb == "nearest")
+        m.arbitration = line_arbitration::nearest;
+    else
+        throw std::invalid_argument(fmt::format("machine file: arbitration '{}' (valid: fifo, nearest)", arb));
+
+    if (!j.contains("topology") || !j["topology"].is_object())
+        throw std::invalid_argument("machine file: 'topology' object is required");
+    const auto& t = j["topology"];
+    auto count = [&](const char* key) {
+        return static_cast<unsigned>(number(t, key, 1, 1, 8192));
+    };
+    m.cpus = build_topology({count("sockets"), count("dies_per_socket"), count("nodes_per_socket"),
+                             count("cores_per_die"), count("threads_per_core")});
+
+    if (j.contains("transfer_ns")) {
+        const auto& x = j["transfer_ns"];
+        m.transfer_ns.smt_sibling = number(x, "smt_sibling", m.transfer_ns.smt_sibling, 0, 10000);
+        m.transfer_ns.same_die = number(x, "same_die", m.transfer_ns.same_die, 0, 10000);
+        m.transfer_ns.other_die = number(x, "other_die", m.transfer_ns.other_die, 0, 10000);
+        m.transfer_ns.per_die_hop = number(x, "per_die_hop", m.transfer_ns.per_die_hop, 0, 10000);
+        m.transfer_ns.other_socket = number(x, "other_socket", m.transfer_ns.other_socket, 0, 10000);
+    }
+    m.local_hit_ns = number(j, "local_hit_ns", m.local_hit_ns, 0, 1000);
+    m.local_rmw_ns = number(j, "local_rmw_ns", m.local_rmw_ns, 0, 1000);
+    m.far_atomic_ns = number(j, "far_atomic_ns", m.far_atomic_ns, 0, 1000);
+    m.lock_hold_ns = number(j, "lock_hold_ns", m.lock_hold_ns, 0, 1000);
+    m.full_barrier_ns = number(j, "full_barrier_ns", m.full_barrier_ns, 0, 1000);
+    m.hz = static_cast<unsigned>(number(j, "hz", m.hz, 100, 10000));
+    if (j.contains("rcu_preemptible")) {
+        if (!j["rcu_preemptible"].is_boolean())
+            throw std::invalid_argument("machine file: 'rcu_preemptible' must be true or false");
+        m.rcu_preemptible = j["rcu_preemptible"].get<bool>();
+    }
+    m.rcu_fqs_jiffies = static_cast<unsigned>(number(j, "rcu_fqs_jiffies", m.rcu_fqs_jiffies, 1, 1000));
+    m.syscall_entry_ns = number(j, "syscall_entry_ns", m.syscall_entry_ns, 0, 1e6);
+    m.syscall_exit_ns = number(j, "syscall_exit_ns", m.syscall_exit_ns, 0, 1e6);
+    m.clone_ns = number(j, "clone_ns", m.clone_ns, 0, 1e9);
+    m.context_switch_ns = number(j, "context_switch_ns", m.context_switch_ns, 0, 1e7);
+    return m;
+}
+
+std::vector<unsigned> parse_cpu_list(const std::string& list, unsigned num_cpus)
+{
+    std::vector<unsigned> out;
+    std::stringstream ss(list);
+    std::string part;
+    auto parse_num = [&](const std::string& s) {
+        if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos)
+            throw std::invalid_argument(fmt::format("bad CPU list '{}': '{}' is not a CPU number", list, s));
+        const unsigned long v = std::stoul(s);
+        if (v >= num_cpus)
+            throw std::invalid_argument(
+                fmt::format("CPU {} in '{}' does not exist (this machine has CPUs 0-{})", v, list, num_cpus - 1));
+        return static_cast<unsigned>(v);
+    };
+    while (std::getline(ss, part, ',')) {
+        if (part.empty())
+            throw std::invalid_argument(fmt::format("bad CPU list '{}': empty element", list));
+        const auto dash = part.find('-');
+        if (dash == std::string::npos) {
+            out.push_back(parse_num(part));
+            continue;
+        }
+        const unsigned lo = parse_num(part.substr(0, dash));
+        const unsigned hi = parse_num(part.substr(dash + 1));
+        if (lo > hi)
+            throw std::invalid_argument(fmt::format("bad CPU list '{}': range {} is backwards", list, part));
+        for (unsigned c = lo; c <= hi; c++)
+            out.push_back(c);
+    }
+    if (out.empty())
+        throw std::invalid_argument("empty CPU list");
+    std::sort(out.begin(), out.end());
+    out.erase(std::unique(out.begin(), out.end()), out.end());
+    return out;
+}
+
+}  // namespace futexsim::sim

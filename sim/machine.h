@@ -1,0 +1,77 @@
+// A machine preset: hardware and kernel-configuration facts only. The stall,
+// its threshold and the throughput come out of the model run on these; no
+// field here names a workload or a thread count.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace futexsim::sim {
+
+struct cpu_topology {
+    unsigned socket = 0;
+    unsigned node = 0;  // NUMA node (a sub-NUMA cluster under SNC)
+    unsigned die = 0;   // last-level-cache domain: compute die, CCD, or the socket on a mesh
+    unsigned core = 0;  // physical core, unique machine-wide
+};
+
+// How the interconnect picks the next owner of a contended line.
+enum class line_arbitration : unsigned char {
+    fifo,     // requests are served in arrival order
+    nearest,  // the requester closest to the current holder goes first
+};
+
+enum class atomic_arch {
+    x86,        // lock-prefixed RMWs pull the line into the core (a failed cmpxchg too)
+    arm64_lse,  // LSE far atomics (ldadd, cas) execute at the line's home, the line stays put
+};
+
+struct machine {
+    std::string name;
+    std::string description;
+    atomic_arch arch = atomic_arch::x86;
+    line_arbitration arbitration = line_arbitration::fifo;
+    std::vector<cpu_topology> cpus;  // index: logical CPU number
+
+    // One-way cache-line transfer latency between two cores, in ns, by how
+    // far apart they are (core-to-core CAS ping-pong round trip / 2).
+    struct {
+        double smt_sibling = 10;   // same physical core
+        double same_die = 60;      // same LLC domain
+        double other_die = 100;    // same socket, adjacent die
+        double per_die_hop = 0;    // added per further die hop (dies in a row)
+        double other_socket = 140;
+    } transfer_ns;
+    double local_hit_ns = 1;       // a load that hits the core's own cache
+    double local_rmw_ns = 8;       // a locked RMW on a line the core already owns
+    double far_atomic_ns = 9;      // arm64_lse: one far atomic at the home node
+    double lock_hold_ns = 5;       // x86: a core keeps a line this long after a locked op
+    double full_barrier_ns = 7;    // smp_mb(): x86 `lock addl` on the stack, arm64 `dmb ish`
+
+    unsigned hz = 1000;            // CONFIG_HZ: the scheduler tick
+    bool rcu_preemptible = true;   // CONFIG_PREEMPT_RCU (PREEMPT_DYNAMIC kernels)
+    unsigned rcu_fqs_jiffies = 3;  // jiffies_till_first_fqs / next_fqs
+    double syscall_entry_ns = 40;  // user -> kernel, with mitigations
+    double syscall_exit_ns = 40;   // kernel -> user
+    double clone_ns = 25000;       // pthread_create(): clone() and thread start
+    double context_switch_ns = 1500;
+
+    unsigned num_cpus() const { return static_cast<unsigned>(cpus.size()); }
+    unsigned num_nodes() const;
+    // Transfer latency of a line from CPU a's cache to CPU b's.
+    double transfer(unsigned a, unsigned b) const;
+};
+
+// Names accepted by --machine, in the order --help lists them.
+std::vector<std::string> machine_preset_names();
+// Throws std::invalid_argument naming the problem.
+machine load_machine_preset(const std::string& name);
+machine load_machine_file(const std::string& path);
+// The machine this runs on, from /proc/cpuinfo and /sys/devices/system/cpu.
+machine read_host_machine();
+
+// Parses a taskset-style CPU list ("0-31,96-127"); throws std::invalid_argument
+// naming the bad part or a CPU the machine does not have.
+std::vector<unsigned> parse_cpu_list(const std::string& list, unsigned num_cpus);
+
+}  // namespace futexsim::sim

@@ -1,0 +1,120 @@
+#include "sim/process.h"
+
+#include <climits>
+
+namespace futexsim::sim {
+
+namespace {
+constexpr std::uint64_t user_memory_base = 0x7f0000000000ull;
+}
+
+sim_process::sim_process(const machine& m, std::uint64_t seed)
+    : eng_(m, seed), cache_(eng_), rcu_(eng_), env_(eng_, cache_, rcu_)
+{
+    model::futex_init(env_, global_);
+    mm_.env = &env_;
+    mm_.global = &global_;
+    model::futex_mm_init(&mm_);
+    env_.on_trace = [this](const model::trace_point& tp) { on_trace(tp); };
+}
+
+sim_process::~sim_process()
+{
+    eng_.shutdown();
+    model::futex_hash_free(&mm_);
+}
+
+void sim_process::on_trace(const model::trace_point& tp)
+{
+    using model::trace_kind;
+    switch (tp.kind) {
+    case trace_kind::ref_get_percpu:
+        ++stats_.ref_get_percpu;
+        return;
+    case trace_kind::ref_get_atomic:
+        ++stats_.ref_get_atomic;
+        return;
+    case trace_kind::hash_allocate:
+        ++stats_.pivots_requested;
+        break;
+    case trace_kind::ref_drop:
+        if (!stats_.pending) {
+            stats_.pending = true;
+            stats_.pending_since = eng_.now();
+            stats_.pending_gp_start = rcu_.completed();
+        }
+        break;
+    case trace_kind::pivot_install:
+        ++stats_.pivots_completed;
+        if (stats_.pending) {
+            stats_.pending = false;
+            stats_.longest_pending_gps =
+                std::max(stats_.longest_pending_gps, rcu_.completed() - stats_.pending_gp_start);
+            stats_.longest_pending_ns =
+                std::max(stats_.longest_pending_ns, eng_.now() - stats_.pending_since);
+        }
+        break;
+    default:
+        break;
+    }
+    eng_.mix_trace((static_cast<std::uint64_t>(tp.kind) << 56) ^
+                   (static_cast<std::uint64_t>(tp.slots) << 24) ^ static_cast<std::uint64_t>(eng_.now()));
+}
+
+std::uint64_t sim_process::alloc_futex_word(int initial)
+{
+    words_.emplace_back();
+    words_.back().w.v = initial;
+    return user_memory_base + 64 * (words_.size() - 1);
+}
+
+void sim_process::sys_enter()
+{
+    eng_.charge(static_cast<vtime>(eng_.mach().syscall_entry_ns));
+    eng_.current().mode = task_mode::kernel;
+}
+
+void sim_process::sys_exit()
+{
+    eng_.current().mode = task_mode::user;
+    eng_.charge(static_cast<vtime>(eng_.mach().syscall_exit_ns));
+}
+
+void sim_process::user_work(vtime ns)
+{
+    eng_.charge(ns);
+}
+
+int sim_process::sys_futex_wake(std::uint64_t uaddr, int nr_wake)
+{
+    sys_enter();
+    const int ret = model::futex_wake(&mm_, uaddr, nr_wake, model::FUTEX_BITSET_MATCH_ANY);
+    sys_exit();
+    return ret;
+}
+
+int sim_process::sys_prctl_futex_hash(unsigned long op, unsigned long arg)
+{
+    sys_enter();
+    const int ret = model::futex_hash_prctl(&mm_, op, arg, 0);
+    sys_exit();
+    return ret;
+}
+
+task& sim_process::sys_clone(std::string name, std::vector<unsigned> allowed, std::function<void()> body)
+{
+    sys_enter();
+    eng_.charge(static_cast<vtime>(eng_.mach().clone_ns));
+    model::copy_process_futex(&mm_, CLONE_VM | CLONE_THREAD);
+    task& child = eng_.spawn(std::move(name), std::move(allowed), std::move(body), eng_.now());
+    sys_exit();
+    return child;
+}
+
+int sim_process::peek_slots()
+{
+    auto* fph = mm_.futex_phash.v;
+    return fph && fph->hash_mask ? static_cast<int>(fph->hash_mask + 1) : 0;
+}
+
+}  // namespace futexsim::sim

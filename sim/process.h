@@ -1,0 +1,83 @@
+// One simulated process on one simulated machine: the engine, its caches
+// and RCU, the model's mm, user memory for futex words, and the system
+// calls a workload's threads make.
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "model/core.h"
+#include "model/fork.h"
+#include "model/waitwake.h"
+#include "sim/cache.h"
+#include "sim/engine.h"
+#include "sim/machine.h"
+#include "sim/rcu.h"
+#include "sim/sim_env.h"
+
+namespace futexsim::sim {
+
+// What the model's tracepoints add up to over a run.
+struct pivot_stats {
+    std::uint64_t ref_get_percpu = 0;
+    std::uint64_t ref_get_atomic = 0;
+    std::uint64_t pivots_requested = 0;
+    std::uint64_t pivots_completed = 0;
+    bool pending = false;          // a replacement has been started and not installed
+    vtime pending_since = 0;
+    unsigned long pending_gp_start = 0;
+    unsigned long longest_pending_gps = 0;
+    vtime longest_pending_ns = 0;
+};
+
+class sim_process {
+public:
+    sim_process(const machine& m, std::uint64_t seed);
+    ~sim_process();
+    sim_process(const sim_process&) = delete;
+    sim_process& operator=(const sim_process&) = delete;
+
+    engine& eng() { return eng_; }
+    rcu_sim& rcu() { return rcu_; }
+    sim_env& env() { return env_; }
+    model::mm_struct<sim_env>& mm() { return mm_; }
+    const pivot_stats& pivots() const { return stats_; }
+
+    // A futex word in user memory, on its own cache line. Returns its address.
+    std::uint64_t alloc_futex_word(int initial = 0);
+
+    // --- system calls, run on the calling task ------------------------------
+    void sys_enter();
+    void sys_exit();
+    int sys_futex_wake(std::uint64_t uaddr, int nr_wake);
+    int sys_prctl_futex_hash(unsigned long op, unsigned long arg);
+    // pthread_create(): clone() runs copy_process() in the parent, then the
+    // child starts on one of `allowed`.
+    task& sys_clone(std::string name, std::vector<unsigned> allowed, std::function<void()> body);
+    // Charge user-mode work to the calling task.
+    void user_work(vtime ns);
+
+    // Slots the model reports (PR_FUTEX_HASH_GET_SLOTS) without a syscall.
+    int peek_slots();
+    bool pivot_pending_now() const { return stats_.pending; }
+
+private:
+    void on_trace(const model::trace_point& tp);
+
+    engine eng_;
+    cache_model cache_;
+    rcu_sim rcu_;
+    sim_env env_;
+    model::futex_data<sim_env> global_;
+    model::mm_struct<sim_env> mm_;
+    struct alignas(64) user_word {
+        sim_env::word<int> w;
+    };
+    std::deque<user_word> words_;
+    pivot_stats stats_;
+};
+
+}  // namespace futexsim::sim

@@ -1,0 +1,56 @@
+#include "sim/report.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+namespace futexsim::sim {
+
+std::string human_line(const run_result& r)
+{
+    std::string line = fmt::format("threads={} slots(start={} set={} end={}) {:.2f}s {:.1f} Mops/s "
+                                   "outcome={} atomic={:.1f}%",
+                                   r.threads, r.slots_start, r.slots_set, r.slots_end, r.seconds,
+                                   r.mops, r.outcome, 100.0 * r.atomic_fraction());
+    if (r.pivot_pending_at_end)
+        line += fmt::format(" pending={:.0f}ms", r.pending_ms_at_end);
+    line += fmt::format(" gp={:.1f}ms seed={}", r.mean_gp_ms, r.seed);
+    for (const auto& w : r.warnings)
+        line += fmt::format(" WARNING({})", w);
+    return line;
+}
+
+std::string json_line(const run_result& r)
+{
+    nlohmann::ordered_json j;
+    j["machine"] = r.machine;
+    j["policy"] = r.policy;
+    j["workload"] = r.workload;
+    j["threads"] = r.threads;
+    j["seconds"] = r.seconds;
+    j["seed"] = r.seed;
+    j["slots_start"] = r.slots_start;
+    j["slots_set"] = r.slots_set;
+    j["slots_end"] = r.slots_end;
+    j["ops"] = r.ops;
+    j["mops"] = r.mops;
+    j["interval_ms"] = r.interval_ms;
+    j["per_interval_mops"] = r.per_interval_mops;
+    j["ref_get_percpu"] = r.ref_get_percpu;
+    j["ref_get_atomic"] = r.ref_get_atomic;
+    j["pivots_requested"] = r.pivots_requested;
+    j["pivots_completed"] = r.pivots_completed;
+    j["pivot_pending_at_end"] = r.pivot_pending_at_end;
+    j["pending_ms_at_end"] = r.pending_ms_at_end;
+    j["longest_pivot_ms"] = r.longest_pivot_ms;
+    j["longest_pivot_grace_periods"] = r.longest_pivot_gps;
+    j["outcome"] = r.outcome;
+    j["grace_periods"] = r.grace_periods;
+    j["mean_grace_period_ms"] = r.mean_gp_ms;
+    j["events"] = r.events;
+    j["trace_hash"] = fmt::format("{:016x}", r.trace_hash);
+    j["warnings"] = r.warnings;
+    j["wall_seconds"] = r.wall_seconds;
+    return j.dump();
+}
+
+}  // namespace futexsim::sim

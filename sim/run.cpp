@@ -1,0 +1,115 @@
+#include "sim/run.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <numeric>
+#include <stdexcept>
+
+#include "sim/workloads/workload.h"
+
+namespace futexsim::sim {
+
+namespace {
+
+// A pivot still pending at the end counts as latched once it has been
+// pending for half the run, and as transient before that.
+std::string classify(const run_result& r, double seconds)
+{
+    if (r.pivot_pending_at_end)
+        return r.pending_ms_at_end >= seconds * 1e3 / 2 ? "latched" : "transient";
+    return r.longest_pivot_gps > 10 ? "transient" : "never";
+}
+
+}  // namespace
+
+run_result simulate(const run_options& opt)
+{
+    const auto wall_start = std::chrono::steady_clock::now();
+    const workload_def& wl = find_workload(opt.workload);
+    if (opt.threads == 0)
+        throw std::invalid_argument("--threads must be at least 1");
+    if (!(opt.seconds > 0))
+        throw std::invalid_argument("--seconds must be positive");
+
+    sim_process proc(opt.mach, opt.seed);
+    engine& eng = proc.eng();
+    op_counter ops(eng, opt.interval_ms, opt.seconds);
+
+    std::vector<unsigned> cpus = opt.cpus;
+    if (cpus.empty()) {
+        cpus.resize(opt.mach.num_cpus());
+        std::iota(cpus.begin(), cpus.end(), 0u);
+    }
+
+    run_result r;
+    r.machine = opt.mach.name;
+    r.policy = opt.policy;
+    r.workload = opt.workload;
+    r.threads = opt.threads;
+    r.seconds = opt.seconds;
+    r.seed = opt.seed;
+    r.interval_ms = opt.interval_ms;
+
+    workload_context ctx{proc, opt, ops, cpus};
+    eng.spawn("main", cpus, [&] {
+        r.slots_start = proc.sys_prctl_futex_hash(model::PR_FUTEX_HASH_GET_SLOTS, 0);
+        if (opt.global_hash || opt.presize) {
+            const int ret = proc.sys_prctl_futex_hash(model::PR_FUTEX_HASH_SET_SLOTS,
+                                                      opt.global_hash ? 0 : *opt.presize);
+            if (ret < 0)
+                throw std::invalid_argument("prctl(PR_FUTEX_HASH_SET_SLOTS) failed: slots must be 0 or a power of two >= 2");
+        }
+        r.slots_set = proc.sys_prctl_futex_hash(model::PR_FUTEX_HASH_GET_SLOTS, 0);
+        wl.main(ctx);
+        eng.block();  // pthread_join(): the main thread waits for ever
+    }, 0);
+
+    std::function<void()> monitor;
+    if (std::getenv("FUTEXSIM_DEBUG")) {
+        monitor = [&] {
+            auto* fph = proc.mm().futex_phash.v;
+            if (fph)
+                std::fprintf(stderr, "t=%.1fms slots=%u state=%d atomic=%ld\n", eng.now() / 1e6, fph->hash_mask + 1, fph->state.v, proc.mm().futex_atomic.v);
+            eng.schedule_callback(eng.now() + 2'000'000, monitor);
+        };
+        eng.schedule_callback(0, monitor);
+    }
+    eng.run_until(static_cast<vtime>(opt.seconds * 1e9));
+
+    if (std::getenv("FUTEXSIM_DEBUG")) {
+        auto& c = proc.env().cache();
+        std::fprintf(stderr, "hits=%llu misses=%llu lines=%zu\n", (unsigned long long)c.stats().hits, (unsigned long long)c.stats().misses, c.num_lines());
+        for (std::size_t i = 0; i < c.num_lines(); i++) {
+            auto& l = c.line_by_id(static_cast<std::uint32_t>(i));
+            if (l.transfers > 1000)
+                std::fprintf(stderr, "line %zu accesses=%llu transfers=%llu\n", i, (unsigned long long)l.accesses, (unsigned long long)l.transfers);
+        }
+    }
+    const pivot_stats& p = proc.pivots();
+    r.slots_end = proc.peek_slots();
+    r.ops = ops.total();
+    r.mops = static_cast<double>(ops.total()) / opt.seconds / 1e6;
+    for (auto b : ops.bins())
+        r.per_interval_mops.push_back(static_cast<double>(b) / (opt.interval_ms * 1e3));
+    r.ref_get_percpu = p.ref_get_percpu;
+    r.ref_get_atomic = p.ref_get_atomic;
+    r.pivots_requested = p.pivots_requested;
+    r.pivots_completed = p.pivots_completed;
+    r.pivot_pending_at_end = p.pending;
+    r.pending_ms_at_end = p.pending ? static_cast<double>(eng.now() - p.pending_since) / 1e6 : 0;
+    r.longest_pivot_ms = static_cast<double>(p.longest_pending_ns) / 1e6;
+    r.longest_pivot_gps = p.longest_pending_gps;
+    r.grace_periods = proc.rcu().completed();
+    const auto& d = proc.rcu().gp_durations();
+    r.mean_gp_ms = d.empty() ? 0 : static_cast<double>(std::accumulate(d.begin(), d.end(), vtime{0})) / static_cast<double>(d.size()) / 1e6;
+    r.outcome = classify(r, opt.seconds);
+    r.events = eng.events_processed();
+    r.trace_hash = eng.trace_hash();
+    r.warnings = proc.env().warnings;
+    r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+    return r;
+}
+
+}  // namespace futexsim::sim

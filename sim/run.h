@@ -1,0 +1,64 @@
+// One simulated run: options in, figures out.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/machine.h"
+
+namespace futexsim::sim {
+
+struct run_options {
+    machine mach;
+    std::string workload = "wake-nowaiters";
+    std::string policy = "stock";
+    unsigned threads = 96;
+    double seconds = 1.0;                  // virtual seconds
+    std::optional<unsigned> presize;       // prctl(SET_SLOTS, n) before any thread
+    bool global_hash = false;              // prctl(SET_SLOTS, 0) before any thread
+    std::vector<unsigned> cpus;            // affinity of every thread; empty: all
+    double ramp_ms = 0;                    // spread thread creation over this long
+    std::uint64_t seed = 1;
+    double interval_ms = 10;               // per-interval throughput bins
+};
+
+// "latched": a pivot was still pending at the end and had been for at least
+// half the run. "transient": every pivot completed, but one took longer than
+// 10 grace periods. "never": every pivot completed within 10 grace periods.
+struct run_result {
+    std::string machine, policy, workload;
+    unsigned threads = 0;
+    double seconds = 0;
+    std::uint64_t seed = 0;
+    int slots_start = 0, slots_set = 0, slots_end = 0;
+    double mops = 0;
+    double interval_ms = 0;
+    std::vector<double> per_interval_mops;
+    std::uint64_t ops = 0;
+    std::uint64_t ref_get_percpu = 0, ref_get_atomic = 0;
+    std::uint64_t pivots_requested = 0, pivots_completed = 0;
+    bool pivot_pending_at_end = false;
+    double pending_ms_at_end = 0;
+    double longest_pivot_ms = 0;
+    unsigned long longest_pivot_gps = 0;
+    std::string outcome;
+    unsigned long grace_periods = 0;
+    double mean_gp_ms = 0;
+    std::uint64_t events = 0;
+    std::uint64_t trace_hash = 0;
+    std::vector<std::string> warnings;
+    double wall_seconds = 0;
+
+    double atomic_fraction() const
+    {
+        const auto total = ref_get_percpu + ref_get_atomic;
+        return total ? static_cast<double>(ref_get_atomic) / static_cast<double>(total) : 0.0;
+    }
+};
+
+// Throws std::invalid_argument for options the workload cannot take.
+run_result simulate(const run_options& opt);
+
+}  // namespace futexsim::sim

@@ -1,0 +1,277 @@
+// The model's environment on the simulator: every shared-word access is a
+// cache-line access (a local hit, or a queued transfer), per-CPU counters
+// are local, RCU is rcu_sim, sleeping is the engine's block()/wake().
+#pragma once
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "model/atomic.h"
+#include "model/futex.h"
+#include "sim/cache.h"
+#include "sim/engine.h"
+#include "sim/rcu.h"
+
+namespace futexsim::sim {
+
+class sim_env {
+public:
+    template <class T>
+    struct word {
+        T v{};
+        cache_line* line = nullptr;
+    };
+    struct percpu_uint {
+        std::vector<unsigned> v;
+    };
+    struct mutex_t {
+        word<long> owner;  // task id + 1, 0 when free
+        std::deque<std::uint32_t> waiters;
+    };
+    struct spinlock_t {
+        word<int> locked;
+    };
+
+    sim_env(engine& e, cache_model& c, rcu_sim& r) : eng_(e), cache_(c), rcu_(r) {}
+
+    // Observers of the model's tracepoints and warnings.
+    std::function<void(const model::trace_point&)> on_trace;
+    std::vector<std::string> warnings;
+
+    // --- CPUs and the process ------------------------------------------
+    unsigned smp_processor_id() const { return eng_.cpu(); }
+    unsigned num_online_cpus() const { return eng_.mach().num_cpus(); }
+    unsigned num_possible_cpus() const { return eng_.mach().num_cpus(); }
+    unsigned num_possible_nodes() const { return eng_.mach().num_nodes(); }
+    unsigned get_nr_threads() const { return eng_.live_threads(); }
+    void preempt_disable()
+    {
+        if (eng_.in_task())
+            ++eng_.current().preempt_count;
+    }
+    void preempt_enable()
+    {
+        if (eng_.in_task())
+            --eng_.current().preempt_count;
+    }
+
+    // --- shared words -------------------------------------------------------
+    template <class T>
+    T atomic_read(word<T>& w)
+    {
+        return access(w, false, [](word<T>& x) { return x.v; });
+    }
+    template <class T, class U>
+    void atomic_set(word<T>& w, U v)
+    {
+        const T nv = static_cast<T>(v);
+        access(w, true, [nv](word<T>& x) {
+            x.v = nv;
+            return 0;
+        });
+    }
+    template <class T>
+    T smp_load_acquire(word<T>& w)
+    {
+        return atomic_read(w);
+    }
+    template <class T, class U>
+    void smp_store_release(word<T>& w, U v)
+    {
+        atomic_set(w, v);
+    }
+    // x86: a failed lock cmpxchg still takes the line exclusively.
+    template <class T>
+    bool atomic_try_cmpxchg(word<T>& w, T& old, T new_)
+    {
+        T seen{};
+        const bool ok = access(w, true, [&old, &seen, new_](word<T>& x) {
+            seen = x.v;
+            if (x.v != old)
+                return false;
+            x.v = new_;
+            return true;
+        });
+        if (!ok)
+            old = seen;
+        return ok;
+    }
+    template <class T>
+    T atomic_add_return(word<T>& w, T delta)
+    {
+        return access(w, true, [delta](word<T>& x) {
+            x.v = static_cast<T>(model::wrapping_add(static_cast<long>(x.v), static_cast<long>(delta)));
+            return x.v;
+        });
+    }
+    template <class T>
+    bool atomic_dec_and_test(word<T>& w)
+    {
+        return atomic_add_return(w, T{-1}) == 0;
+    }
+    template <class T>
+    void atomic_inc(word<T>& w)
+    {
+        atomic_add_return(w, T{1});
+    }
+    template <class T>
+    void atomic_dec(word<T>& w)
+    {
+        atomic_add_return(w, T{-1});
+    }
+
+    // smp_mb(): a full barrier costs the CPU time, touches no line.
+    void smp_mb()
+    {
+        if (eng_.in_task() && !eng_.tearing_down())
+            eng_.charge(static_cast<vtime>(eng_.mach().full_barrier_ns));
+    }
+
+    // --- per-CPU counters: each CPU's own line, never contended ------------
+    std::unique_ptr<percpu_uint> alloc_percpu_uint()
+    {
+        auto p = std::make_unique<percpu_uint>();
+        p->v.assign(num_possible_cpus(), 0);
+        return p;
+    }
+    void this_cpu_inc(percpu_uint& p)
+    {
+        ++p.v[eng_.cpu()];
+        eng_.charge(static_cast<vtime>(eng_.mach().local_hit_ns));
+    }
+    void this_cpu_dec(percpu_uint& p)
+    {
+        --p.v[eng_.cpu()];
+        eng_.charge(static_cast<vtime>(eng_.mach().local_hit_ns));
+    }
+    unsigned per_cpu_read(const percpu_uint& p, unsigned cpu)
+    {
+        // The fold reads every CPU's line once: a transfer each, uncontended.
+        eng_.charge(static_cast<vtime>(eng_.mach().transfer(eng_.cpu(), cpu) + eng_.mach().local_hit_ns));
+        return p.v[cpu];
+    }
+    void per_cpu_write(percpu_uint& p, unsigned cpu, unsigned v) { p.v[cpu] = v; }
+
+    // --- RCU ------------------------------------------------------------------
+    void rcu_read_lock()
+    {
+        if (eng_.in_task())
+            ++eng_.current().rcu_nesting;
+    }
+    void rcu_read_unlock()
+    {
+        if (eng_.in_task())
+            --eng_.current().rcu_nesting;
+    }
+    unsigned long get_state_synchronize_rcu() const { return rcu_.get_state(); }
+    bool poll_state_synchronize_rcu(unsigned long cookie) const { return rcu_.poll_state(cookie); }
+    void call_rcu_hurry(model::rcu_head* head, void (*func)(model::rcu_head*))
+    {
+        head->func = func;
+        rcu_.call_rcu(eng_.cpu(), [head] { head->func(head); });
+    }
+    template <class T>
+    void kvfree(T* p)
+    {
+        delete p;
+    }
+    template <class T>
+    void kvfree_rcu(T* p)
+    {
+        const std::uint64_t id = next_free_id_++;
+        pending_frees_.emplace(id, [p] { delete p; });
+        rcu_.call_rcu(eng_.cpu(), [this, id] {
+            auto it = pending_frees_.find(id);
+            it->second();
+            pending_frees_.erase(it);
+        });
+    }
+    ~sim_env()
+    {
+        for (auto& [id, free] : pending_frees_)
+            free();
+    }
+    sim_env(const sim_env&) = delete;
+    sim_env& operator=(const sim_env&) = delete;
+
+    // --- sleeping and spinning --------------------------------------------
+    void mutex_lock(mutex_t& m);
+    void mutex_unlock(mutex_t& m);
+    void spin_lock(spinlock_t& l);
+    void spin_unlock(spinlock_t& l);
+
+    template <class Cond>
+    void wait_var_event(const void* var, Cond cond)
+    {
+        for (;;) {
+            // prepare_to_wait() before the check, so a wake in between is kept.
+            var_waiters_[var].push_back(eng_.current().id);
+            if (cond()) {
+                auto& q = var_waiters_[var];
+                std::erase(q, eng_.current().id);
+                eng_.current().wake_pending = false;
+                return;
+            }
+            eng_.block();
+        }
+    }
+    void wake_up_var(const void* var);
+    // Wake the task a futex_q belongs to (wake_up_q()).
+    void wake_up_task(void* t) { eng_.wake(*static_cast<task*>(t), eng_.now()); }
+
+    void warn(const char* what) { warnings.emplace_back(what); }
+    void trace(const model::trace_point& tp)
+    {
+        if (on_trace)
+            on_trace(tp);
+    }
+
+    engine& eng() { return eng_; }
+    cache_model& cache() { return cache_; }
+
+private:
+    template <class T, class Op>
+    auto access(word<T>& w, bool is_write, Op op) -> decltype(op(w))
+    {
+        // Set-up, teardown and unwinding touch memory outside simulated time.
+        if (!eng_.in_task() || eng_.tearing_down())
+            return op(w);
+        if (!w.line)
+            w.line = &cache_.line_for(&w);
+        cache_line& l = *w.line;
+        const unsigned cpu = eng_.cpu();
+        const machine& m = eng_.mach();
+        if (is_write ? cache_.write_hit(l, cpu) : cache_.read_hit(l, cpu)) {
+            ++cache_.stats().hits;
+            if (is_write)
+                cache_.local_write(l, cpu);
+            eng_.charge(static_cast<vtime>(is_write ? m.local_rmw_ns : m.local_hit_ns));
+            return op(w);
+        }
+        using R = decltype(op(w));
+        struct ctx {
+            word<T>* w;
+            Op* op;
+            R out;
+        } c{&w, &op, R{}};
+        cache_.access(l, is_write, [](void* p) {
+            auto* cc = static_cast<ctx*>(p);
+            cc->out = (*cc->op)(*cc->w);
+        }, &c);
+        return c.out;
+    }
+
+    engine& eng_;
+    cache_model& cache_;
+    rcu_sim& rcu_;
+    std::unordered_map<const void*, std::vector<std::uint32_t>> var_waiters_;
+    std::unordered_map<std::uint64_t, std::function<void()>> pending_frees_;
+    std::uint64_t next_free_id_ = 0;
+};
+
+}  // namespace futexsim::sim

@@ -1,0 +1,41 @@
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+#include "sim/workloads/workload.h"
+
+namespace futexsim::sim {
+
+const std::vector<workload_def>& workloads()
+{
+    static const std::vector<workload_def> all = {
+        wake_nowaiters_workload(),
+    };
+    return all;
+}
+
+const workload_def& find_workload(const std::string& name)
+{
+    std::string valid;
+    for (const auto& w : workloads()) {
+        if (w.name == name)
+            return w;
+        valid += (valid.empty() ? "" : ", ") + w.name;
+    }
+    throw std::invalid_argument(fmt::format("unknown workload '{}' (valid: {})", name, valid));
+}
+
+op_counter::op_counter(engine& e, double interval_ms, double seconds)
+    : eng_(e), interval_ns_(static_cast<vtime>(interval_ms * 1e6)),
+      bins_(static_cast<std::size_t>(seconds * 1e3 / interval_ms + 0.5))
+{
+}
+
+vtime ramp_gap(const run_options& opt, unsigned count)
+{
+    if (opt.ramp_ms <= 0 || count == 0)
+        return 0;
+    return static_cast<vtime>(opt.ramp_ms * 1e6 / count);
+}
+
+}  // namespace futexsim::sim

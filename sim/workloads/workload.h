@@ -1,0 +1,58 @@
+// Workloads: what the simulated process's threads do. Each workload is one
+// file that defines a `workload_def` and one line in registry.cpp.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "sim/process.h"
+#include "sim/run.h"
+
+namespace futexsim::sim {
+
+// What a workload reports back while it runs.
+class op_counter {
+public:
+    op_counter(engine& e, double interval_ms, double seconds);
+    void count() // one completed operation, at the calling task's time
+    {
+        const auto bin = static_cast<std::size_t>(eng_.now() / interval_ns_);
+        if (bin < bins_.size())
+            ++bins_[bin];
+        ++total_;
+    }
+    std::uint64_t total() const { return total_; }
+    const std::vector<std::uint64_t>& bins() const { return bins_; }
+
+private:
+    engine& eng_;
+    vtime interval_ns_;
+    std::vector<std::uint64_t> bins_;
+    std::uint64_t total_ = 0;
+};
+
+struct workload_context {
+    sim_process& proc;
+    const run_options& opt;
+    op_counter& ops;
+    std::vector<unsigned> cpus;  // where threads may run
+};
+
+struct workload_def {
+    std::string name;
+    std::string description;
+    // The process's main thread. Returns after creating the workers.
+    std::function<void(workload_context&)> main;
+};
+
+const std::vector<workload_def>& workloads();
+const workload_def& find_workload(const std::string& name);  // throws std::invalid_argument
+
+// Spread `count` thread creations over `ramp_ms`: the gap before the i-th.
+vtime ramp_gap(const run_options& opt, unsigned count);
+
+workload_def wake_nowaiters_workload();
+
+}  // namespace futexsim::sim

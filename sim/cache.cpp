@@ -112,18 +112,40 @@ std::size_t cache_model::pick_waiter(const cache_line& l) const
     return best;
 }
 
+// A contended hand-off in two legs: the next request's snoop travels to the
+// holder (half the one-way transfer latency), and the holder keeps using the
+// line until it arrives; then the data travels to the requester (the other
+// half). So the holder of a just-arrived line gets a short window in which
+// its own next accesses (a failed cmpxchg's retry, a put right after a get)
+// are local, and the line's throughput is one transfer per hand-off.
 void cache_model::serve(cache_line& l)
 {
     if (l.waiters.empty())
         return;
     const std::size_t idx = pick_waiter(l);
     task& t = eng_.task_by_id(l.waiters[idx]);
-    l.waiters.erase(l.waiters.begin() + static_cast<std::ptrdiff_t>(idx));
-
     const machine& m = eng_.mach();
     const unsigned cpu = static_cast<unsigned>(t.cpu);
     const bool far = m.arch == atomic_arch::arm64_lse && t.op_is_write;
     const double lat = source_latency(l, cpu, t.op_is_write);
+    const vtime now = eng_.now();
+
+    // Mesh latency varies with traffic: the snoop leg is drawn from the seed.
+    vtime leg = 0;
+    if (m.snoop_leg_fraction > 0 && !l.snoop_arrived) {
+        l.leg = static_cast<vtime>(lat * m.snoop_leg_fraction * eng_.rng().spread(m.timing_jitter) + 0.5);
+    }
+    leg = l.leg;
+    if (!far && leg > 0 && l.owner >= 0 && l.owner != static_cast<int>(cpu) && !l.snoop_arrived) {
+        l.held_until = std::max(l.held_until, now + leg);
+        l.snoop_arrived = true;
+        eng_.schedule_line_free(l, now + leg);
+        return;
+    }
+    const bool after_snoop = l.snoop_arrived;
+    l.snoop_arrived = false;
+    l.waiters.erase(l.waiters.begin() + static_cast<std::ptrdiff_t>(idx));
+    const double remaining = after_snoop ? lat - static_cast<double>(leg) : lat;
 
     // The access takes effect now, in service order.
     t.op_fn(t.op_ctx);
@@ -132,7 +154,6 @@ void cache_model::serve(cache_line& l)
     eng_.mix_trace((static_cast<std::uint64_t>(l.id) << 32) ^ (static_cast<std::uint64_t>(cpu) << 1) ^
                    static_cast<std::uint64_t>(t.op_is_write));
 
-    const vtime now = eng_.now();
     vtime done;
     if (far) {
         // Executed at the home: the line does not move; the home serializes.
@@ -141,18 +162,16 @@ void cache_model::serve(cache_line& l)
         l.owner = -1;
         l.sharers.clear();
     } else if (t.op_is_write) {
-        // The line moves to the writer, which holds it for the locked op
-        // and a little after (x86 delays snoops after a locked instruction),
-        // so an immediate retry of a failed cmpxchg is usually local.
-        done = now + static_cast<vtime>(lat + m.local_rmw_ns);
+        // The writer owns the line once the data arrives and the locked op ran.
+        done = now + static_cast<vtime>(remaining + m.local_rmw_ns);
         l.held_from = done;
         l.held_until = done + static_cast<vtime>(m.lock_hold_ns);
         l.busy_until = l.held_until;
         l.owner = static_cast<int>(cpu);
         l.sharers.clear();
     } else {
-        done = now + static_cast<vtime>(lat + m.local_hit_ns);
-        l.busy_until = now + static_cast<vtime>(lat);
+        done = now + static_cast<vtime>(remaining + m.local_hit_ns);
+        l.busy_until = now + static_cast<vtime>(remaining);
         if (l.owner >= 0 && l.owner != static_cast<int>(cpu))
             l.sharers.push_back(static_cast<std::uint16_t>(l.owner));
         if (l.owner != static_cast<int>(cpu)) {

@@ -22,6 +22,8 @@ struct cache_line {
     vtime held_from = 0;                 // the owner holds it after a locked op,
     vtime held_until = 0;                // from data arrival to held_until
     bool service_scheduled = false;
+    bool snoop_arrived = false;          // the holder has seen the next request's snoop
+    vtime leg = 0;                       // that snoop's travel time
     std::deque<std::uint32_t> waiters;   // tasks whose access is queued
     std::vector<std::uint32_t> spinners; // tasks spinning until the line is written
     std::uint64_t accesses = 0;

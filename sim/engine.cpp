@@ -1,6 +1,7 @@
 #include "sim/engine.h"
 
 #include <algorithm>
+#include <climits>
 #include <stdexcept>
 
 #include <boost/context/fixedsize_stack.hpp>
@@ -117,6 +118,7 @@ void engine::switch_to(task& t)
 {
     current_ = static_cast<int>(t.id);
     t.state = task_state::running;
+    next_tick_ = (now_ / tick_ns_ + 1) * tick_ns_;
     horizon_ = (queue_.empty() ? now_ : std::max(now_, queue_.top().t)) + cfg_.lookahead_ns;
     t.fib = std::move(t.fib).resume();
     current_ = -1;
@@ -132,15 +134,17 @@ void engine::charge(vtime ns)
     if (tearing_down_)
         return;
     task& t = current();
-    const vtime before = now_;
     now_ += ns;
-    // A tick crossed while this task ran: record what it was doing then.
-    const std::int64_t k = now_ / tick_ns_;
     vcpu& c = cpus_[static_cast<std::size_t>(t.cpu)];
-    if (k > before / tick_ns_ && k > c.sampled_tick)
-        sample_tick(static_cast<unsigned>(t.cpu), k, task_quiescent(t));
-    if (rcu_ && t.preempt_count == 0 && t.rcu_nesting == 0 &&
-        rcu_->urgent_qs(static_cast<unsigned>(t.cpu)))
+    if (now_ >= next_tick_) [[unlikely]] {
+        // A tick crossed while this task ran: record what it was doing then.
+        const std::int64_t k = now_ / tick_ns_;
+        next_tick_ = (k + 1) * tick_ns_;
+        if (k > c.sampled_tick)
+            sample_tick(static_cast<unsigned>(t.cpu), k, task_quiescent(t));
+    }
+    if (rcu_ && rcu_->any_urgent() && t.preempt_count == 0 && t.rcu_nesting == 0 &&
+        rcu_->urgent_qs(static_cast<unsigned>(t.cpu))) [[unlikely]]
         rcu_->note_qs(static_cast<unsigned>(t.cpu), now_);
     if ((c.need_resched || c.urgent_resched) && t.preempt_count == 0 && t.rcu_nesting == 0 &&
         !c.runqueue.empty()) {
@@ -158,6 +162,15 @@ void engine::charge(vtime ns)
         push(now_, ev_kind::resume, t.id, t.gen);
         yield_to_engine();
     }
+}
+
+void engine::sync()
+{
+    if (tearing_down_ || queue_.empty() || queue_.top().t >= now_)
+        return;
+    task& t = current();
+    push(now_, ev_kind::resume, t.id, t.gen);
+    yield_to_engine();
 }
 
 bool engine::task_quiescent(const task& t) const
@@ -293,6 +306,8 @@ void engine::place(task& t, vtime at)
                                               static_cast<unsigned>(t.last_cpu)) &&
         idle(static_cast<unsigned>(t.last_cpu)))
         chosen = t.last_cpu;
+    if (chosen < 0 && t.last_cpu < 0)
+        chosen = place_new(t);
     if (chosen < 0)
         for (unsigned c : t.allowed)
             if (idle(c)) {
@@ -319,6 +334,33 @@ void engine::place(task& t, vtime at)
     }
     if (c.current < 0)
         dispatch(static_cast<unsigned>(chosen), at);
+}
+
+// A new thread (fork/clone balancing, find_idlest_cpu()): the allowed LLC
+// domain with the fewest busy CPUs, then an idle CPU in it; ties between
+// domains and between CPUs are broken by the seed.
+int engine::place_new(const task& t)
+{
+    std::vector<unsigned> busy_per_die;
+    for (unsigned c : t.allowed) {
+        const unsigned die = machine_.cpus[c].die;
+        if (busy_per_die.size() <= die)
+            busy_per_die.resize(die + 1, 0);
+        if (!cpu_idle(c))
+            ++busy_per_die[die];
+    }
+    // candidates: idle allowed CPUs in the least busy domains
+    unsigned least = UINT_MAX;
+    for (unsigned c : t.allowed)
+        if (cpu_idle(c))
+            least = std::min(least, busy_per_die[machine_.cpus[c].die]);
+    std::vector<unsigned> candidates;
+    for (unsigned c : t.allowed)
+        if (cpu_idle(c) && busy_per_die[machine_.cpus[c].die] == least)
+            candidates.push_back(c);
+    if (candidates.empty())
+        return -1;
+    return static_cast<int>(candidates[rng_.below(candidates.size())]);
 }
 
 // The CPU is free: start the next queued task at `at`.
@@ -409,7 +451,8 @@ void engine::run_until(vtime until)
         }
         }
         // Nothing but the tick left: every task has exited or sleeps forever.
-        if (queue_.size() == 1 && queue_.top().kind == ev_kind::tick && live_threads_ == 0)
+        if (queue_.size() == 1 && queue_.top().kind == ev_kind::tick && live_threads_ == 0 &&
+            (!rcu_ || rcu_->idle()))
             break;
     }
     now_ = std::max(now_, until);

@@ -16,11 +16,11 @@
 #include <functional>
 #include <memory>
 #include <queue>
-#include <random>
 #include <string>
 #include <vector>
 
 #include "sim/machine.h"
+#include "sim/rng.h"
 
 namespace futexsim::sim {
 
@@ -83,7 +83,7 @@ public:
     const machine& mach() const { return machine_; }
     vtime now() const { return now_; }
     vtime tick_ns() const { return tick_ns_; }
-    std::mt19937_64& rng() { return rng_; }
+    rng64& rng() { return rng_; }
     void set_rcu(rcu_sim* r) { rcu_ = r; }
     void set_cache(cache_model* c) { cache_ = c; }
 
@@ -100,6 +100,9 @@ public:
 
     // Advance the current task's clock; yields when past the lookahead.
     void charge(vtime ns);
+    // Let every event before the task's clock happen first (before touching
+    // state that pending events change, such as a contended line).
+    void sync();
     // Sleep: the task leaves its CPU until wake().
     void block();
     // Busy-wait on a line until somebody writes it (a spinlock's spin):
@@ -152,6 +155,7 @@ private:
     void switch_to(task& t);
     void yield_to_engine();
     void place(task& t, vtime at);
+    int place_new(const task& t);
     void dispatch(unsigned cpu, vtime at);
     void on_tick(std::int64_t k);
     void sample_tick(unsigned cpu, std::int64_t k, bool quiescent);
@@ -162,7 +166,8 @@ private:
 
     machine machine_;
     engine_config cfg_;
-    std::mt19937_64 rng_;
+    rng64 rng_;
+    vtime next_tick_ = 0;  // the running task's next tick boundary
     vtime tick_ns_;
     vtime now_ = 0;
     vtime horizon_ = 0;

@@ -265,7 +265,7 @@ machine load_machine_file(const std::string& path)
     if (!j.is_object())
         throw std::invalid_argument("machine file: the top level must be an object");
     static const std::set<std::string> known = {
-        "name", "description", "arch", "arbitration", "topology", "transfer_ns", "local_hit_ns", "local_rmw_ns", "lock_hold_ns", "full_barrier_ns",
+        "name", "description", "arch", "arbitration", "topology", "transfer_ns", "local_hit_ns", "local_rmw_ns", "lock_hold_ns", "full_barrier_ns", "snoop_leg_fraction", "timing_jitter", "kernel_step_ns",
         "far_atomic_ns", "hz", "rcu_preemptible", "rcu_fqs_jiffies", "syscall_entry_ns",
         "syscall_exit_ns", "clone_ns", "context_switch_ns"};
     for (const auto& [key, _] : j.items())
@@ -313,6 +313,9 @@ machine load_machine_file(const std::string& path)
     m.far_atomic_ns = number(j, "far_atomic_ns", m.far_atomic_ns, 0, 1000);
     m.lock_hold_ns = number(j, "lock_hold_ns", m.lock_hold_ns, 0, 1000);
     m.full_barrier_ns = number(j, "full_barrier_ns", m.full_barrier_ns, 0, 1000);
+    m.snoop_leg_fraction = number(j, "snoop_leg_fraction", m.snoop_leg_fraction, 0, 1);
+    m.timing_jitter = number(j, "timing_jitter", m.timing_jitter, 0, 0.9);
+    m.kernel_step_ns = number(j, "kernel_step_ns", m.kernel_step_ns, 0, 1000);
     m.hz = static_cast<unsigned>(number(j, "hz", m.hz, 100, 10000));
     if (j.contains("rcu_preemptible")) {
         if (!j["rcu_preemptible"].is_boolean())

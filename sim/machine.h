@@ -45,7 +45,11 @@ struct machine {
     double local_hit_ns = 1;       // a load that hits the core's own cache
     double local_rmw_ns = 8;       // a locked RMW on a line the core already owns
     double far_atomic_ns = 9;      // arm64_lse: one far atomic at the home node
-    double lock_hold_ns = 5;       // x86: a core keeps a line this long after a locked op
+    double lock_hold_ns = 3;       // x86: a core keeps a line this long after a locked op
+    double snoop_leg_fraction = 0.5; // share of a transfer spent by the next request's snoop
+                                   // reaching the holder (which keeps the line meanwhile)
+    double timing_jitter = 0.3;    // +/- share of random variation of syscall entry/exit
+    double kernel_step_ns = 3;     // instructions between two shared-memory operations
     double full_barrier_ns = 7;    // smp_mb(): x86 `lock addl` on the stack, arm64 `dmb ish`
 
     unsigned hz = 1000;            // CONFIG_HZ: the scheduler tick

@@ -68,16 +68,26 @@ std::uint64_t sim_process::alloc_futex_word(int initial)
     return user_memory_base + 64 * (words_.size() - 1);
 }
 
+// Entry and exit vary from call to call (branch and cache state, interrupts
+// masked or not): drawn from the seed, so runs differ by seed only.
+vtime sim_process::jittered(double ns)
+{
+    const double j = eng_.mach().timing_jitter;
+    if (j <= 0)
+        return static_cast<vtime>(ns);
+    return static_cast<vtime>(ns * eng_.rng().spread(j) + 0.5);
+}
+
 void sim_process::sys_enter()
 {
-    eng_.charge(static_cast<vtime>(eng_.mach().syscall_entry_ns));
+    eng_.charge(jittered(eng_.mach().syscall_entry_ns));
     eng_.current().mode = task_mode::kernel;
 }
 
 void sim_process::sys_exit()
 {
     eng_.current().mode = task_mode::user;
-    eng_.charge(static_cast<vtime>(eng_.mach().syscall_exit_ns));
+    eng_.charge(jittered(eng_.mach().syscall_exit_ns));
 }
 
 void sim_process::user_work(vtime ns)

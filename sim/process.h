@@ -66,6 +66,7 @@ public:
 
 private:
     void on_trace(const model::trace_point& tp);
+    vtime jittered(double ns);
 
     engine eng_;
     cache_model cache_;

@@ -26,6 +26,16 @@ void rcu_sim::call_rcu(unsigned cpu, std::function<void()> cb)
     }
 }
 
+bool rcu_sim::idle() const
+{
+    if (gp_active_ || gp_start_scheduled_ || gp_end_scheduled_ || !callbacks_.empty())
+        return false;
+    for (const auto& q : ready_)
+        if (!q.empty())
+            return false;
+    return true;
+}
+
 void rcu_sim::start_gp()
 {
     gp_start_scheduled_ = false;
@@ -37,6 +47,7 @@ void rcu_sim::start_gp()
     remaining_ = static_cast<unsigned>(need_qs_.size());
     std::fill(need_qs_.begin(), need_qs_.end(), true);
     std::fill(urgent_.begin(), urgent_.end(), false);
+    any_urgent_ = false;
 }
 
 void rcu_sim::note_qs(unsigned cpu, vtime at)
@@ -54,6 +65,7 @@ void rcu_sim::end_gp()
 {
     gp_end_scheduled_ = false;
     gp_active_ = false;
+    any_urgent_ = false;
     ++completed_;
     durations_.push_back(eng_.now() - gp_start_);
     eng_.mix_trace(0x6770000000000000ull ^ completed_);
@@ -90,7 +102,7 @@ void rcu_sim::on_tick(std::int64_t k)
                 if (eng_.cpu_idle(cpu))
                     note_qs(cpu, eng_.now());
                 else if (urgent)
-                    urgent_[cpu] = true;
+                    urgent_[cpu] = any_urgent_ = true;
             }
         }
     }

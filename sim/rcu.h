@@ -29,8 +29,11 @@ public:
     void note_qs(unsigned cpu, vtime at);
     void on_tick(std::int64_t k);
     bool urgent_qs(unsigned cpu) const { return gp_active_ && urgent_[cpu] && need_qs_[cpu]; }
+    bool any_urgent() const { return any_urgent_; }
 
     unsigned long completed() const { return completed_; }
+    // Nothing queued, running or waiting to run.
+    bool idle() const;
     const std::vector<vtime>& gp_durations() const { return durations_; }
 
 private:
@@ -53,6 +56,7 @@ private:
     unsigned remaining_ = 0;
     std::vector<bool> need_qs_;
     std::vector<bool> urgent_;
+    bool any_urgent_ = false;
     std::deque<pending_cb> callbacks_;
     std::vector<std::deque<std::function<void()>>> ready_;  // per CPU, run at its tick
     std::vector<task*> softirq_;                               // per CPU, lazily spawned

@@ -244,8 +244,13 @@ private:
         if (!w.line)
             w.line = &cache_.line_for(&w);
         cache_line& l = *w.line;
-        const unsigned cpu = eng_.cpu();
         const machine& m = eng_.mach();
+        // The instructions between two of the model's memory operations.
+        eng_.charge(static_cast<vtime>(m.kernel_step_ns));
+        // A contended line changes under pending events: catch up first.
+        if (!l.waiters.empty() || l.service_scheduled || l.busy_until > eng_.now() - 1000)
+            eng_.sync();
+        const unsigned cpu = eng_.cpu();
         if (is_write ? cache_.write_hit(l, cpu) : cache_.read_hit(l, cpu)) {
             ++cache_.stats().hits;
             if (is_write)

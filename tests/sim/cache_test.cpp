@@ -1,0 +1,101 @@
+// The cache-line model: what an access costs and how contention serializes.
+#include <catch2/catch.hpp>
+
+#include "sim/cache.h"
+#include "sim/sim_env.h"
+#include "sim/rcu.h"
+#include "tests/sim/sim_fixtures.h"
+
+using namespace futexsim::sim;
+using futexsim::test::small_machine;
+
+namespace {
+
+struct rig {
+    engine eng;
+    cache_model cache;
+    rcu_sim rcu;
+    sim_env env;
+    sim_env::word<long> counter;  // one line
+    explicit rig(const machine& m) : eng(m, 1), cache(eng), rcu(eng), env(eng, cache, rcu) {}
+};
+
+}  // namespace
+
+TEST_CASE("an RMW on a line another CPU owns pays the transfer between them", "[cache]")
+{
+    const machine m = small_machine(4, 2);  // CPUs 0,1 on die 0; 2,3 on die 1
+    for (auto [from, to, expected] : {std::tuple{0u, 1u, 50.0}, std::tuple{0u, 2u, 100.0}}) {
+        rig r(m);
+        vtime cost = -1;
+        r.eng.spawn("owner", {from}, [&] { r.env.atomic_inc(r.counter); }, 0);
+        r.eng.spawn("taker", {to}, [&] {
+            r.eng.charge(10'000);  // the owner is long done
+            const vtime t0 = r.eng.now();
+            r.env.atomic_inc(r.counter);
+            cost = r.eng.now() - t0;
+        }, 0);
+        r.eng.run_until(1'000'000);
+        INFO("from CPU " << from << " to CPU " << to);
+        CHECK(cost == static_cast<vtime>(expected + m.local_rmw_ns));
+        CHECK(r.counter.v == 2);
+    }
+}
+
+TEST_CASE("a line the CPU already owns is a local hit", "[cache]")
+{
+    rig r(small_machine(2));
+    std::vector<vtime> costs;
+    r.eng.spawn("t", {0}, [&] {
+        for (int i = 0; i < 3; i++) {
+            const vtime t0 = r.eng.now();
+            r.env.atomic_inc(r.counter);
+            costs.push_back(r.eng.now() - t0);
+        }
+    }, 0);
+    r.eng.run_until(1'000'000);
+    REQUIRE(costs.size() == 3);
+    CHECK(costs[1] == static_cast<vtime>(r.eng.mach().local_rmw_ns));
+    CHECK(costs[2] == static_cast<vtime>(r.eng.mach().local_rmw_ns));
+}
+
+TEST_CASE("contended RMWs serialize: one transfer per increment", "[cache]")
+{
+    const machine m = small_machine(8);
+    rig r(m);
+    constexpr int per_task = 2000;
+    vtime last_done = 0;
+    for (unsigned c = 0; c < 8; c++)
+        r.eng.spawn("inc", {c}, [&] {
+            for (int i = 0; i < per_task; i++)
+                r.env.atomic_inc(r.counter);
+            last_done = std::max(last_done, r.eng.now());
+        }, 0);
+    r.eng.run_until(1'000'000'000);
+    CHECK(r.counter.v == 8 * per_task);
+    // Every increment moved the line: (transfer + locked op) each, in turn.
+    const double per_inc = static_cast<double>(last_done) / (8.0 * per_task);
+    CHECK(per_inc == Approx(m.transfer_ns.same_die + m.local_rmw_ns).epsilon(0.05));
+}
+
+TEST_CASE("arm64 far atomics do not move the line", "[cache]")
+{
+    machine m = small_machine(8);
+    m.arch = atomic_arch::arm64_lse;
+    m.far_atomic_ns = 9;
+    rig r(m);
+    constexpr int per_task = 2000;
+    vtime last_done = 0;
+    for (unsigned c = 0; c < 8; c++)
+        r.eng.spawn("inc", {c}, [&] {
+            for (int i = 0; i < per_task; i++)
+                r.env.atomic_inc(r.counter);
+            last_done = std::max(last_done, r.eng.now());
+        }, 0);
+    r.eng.run_until(1'000'000'000);
+    CHECK(r.counter.v == 8 * per_task);
+    // The home serializes at far_atomic_ns each: far faster than moving it.
+    const double per_inc = static_cast<double>(last_done) / (8.0 * per_task);
+    CHECK(per_inc < m.transfer_ns.same_die / 2);
+    CHECK(per_inc >= m.far_atomic_ns * 0.95);
+}

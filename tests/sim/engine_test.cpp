@@ -1,0 +1,94 @@
+// The engine: virtual time, blocking and waking, CPUs shared by tasks.
+#include <catch2/catch.hpp>
+
+#include <vector>
+
+#include "sim/engine.h"
+#include "tests/sim/sim_fixtures.h"
+
+using namespace futexsim::sim;
+using futexsim::test::small_machine;
+
+TEST_CASE("a task's time is the sum of what it was charged", "[engine]")
+{
+    engine e(small_machine(2), 1);
+    vtime finished = -1;
+    e.spawn("t", {0}, [&] {
+        for (int i = 0; i < 10; i++)
+            e.charge(1000);
+        finished = e.now();
+    }, 500);
+    e.run_until(1'000'000);
+    CHECK(finished == 500 + 10 * 1000);
+}
+
+TEST_CASE("a woken task resumes no earlier than its wake-up", "[engine]")
+{
+    engine e(small_machine(2), 1);
+    task* sleeper = nullptr;
+    vtime resumed = -1;
+    sleeper = &e.spawn("sleeper", {0}, [&] {
+        e.block();
+        resumed = e.now();
+    }, 0);
+    e.spawn("waker", {1}, [&] {
+        e.charge(5000);
+        e.wake(*sleeper, e.now());
+    }, 0);
+    e.run_until(1'000'000);
+    REQUIRE(resumed >= 5000);
+    CHECK(resumed <= 5000 + static_cast<vtime>(small_machine(2).context_switch_ns) + 1);
+}
+
+TEST_CASE("tasks sharing one CPU take turns at the tick", "[engine]")
+{
+    engine_config cfg;
+    cfg.sched_slice_ns = 3'000'000;
+    engine e(small_machine(1), 1, cfg);
+    std::vector<long> work(2, 0);
+    for (int i = 0; i < 2; i++)
+        e.spawn("spinner", {0}, [&e, &work, i] {
+            for (;;) {
+                e.charge(1000);
+                ++work[static_cast<std::size_t>(i)];
+            }
+        }, 0);
+    e.run_until(100'000'000);
+    // Each got a fair share of 100 ms: about 50'000 units of 1 us.
+    CHECK(work[0] > 40'000);
+    CHECK(work[1] > 40'000);
+    CHECK(work[0] + work[1] < 100'000);
+}
+
+TEST_CASE("affinity is respected and new threads spread over LLC domains", "[engine]")
+{
+    engine e(small_machine(6, 3), 7);
+    std::vector<int> cpu_of(3, -1);
+    for (int i = 0; i < 3; i++)
+        e.spawn("t", {0, 1, 2, 3, 4, 5}, [&e, &cpu_of, i] {
+            cpu_of[static_cast<std::size_t>(i)] = static_cast<int>(e.cpu());
+            e.block();
+        }, 0);
+    int pinned_cpu = -1;
+    e.spawn("pinned", {4}, [&] { pinned_cpu = static_cast<int>(e.cpu()); }, 0);
+    e.run_until(1'000'000);
+    CHECK(pinned_cpu == 4);
+    std::vector<unsigned> dies;
+    for (int c : cpu_of)
+        dies.push_back(e.mach().cpus[static_cast<std::size_t>(c)].die);
+    std::sort(dies.begin(), dies.end());
+    CHECK(dies == std::vector<unsigned>{0, 1, 2});
+}
+
+TEST_CASE("the same seed gives the same schedule", "[engine][determinism]")
+{
+    auto run = [](std::uint64_t seed) {
+        engine e(small_machine(4, 2), seed);
+        std::vector<unsigned> cpus;
+        for (int i = 0; i < 4; i++)
+            e.spawn("t", {0, 1, 2, 3}, [&e, &cpus] { cpus.push_back(e.cpu()); }, 0);
+        e.run_until(1'000'000);
+        return cpus;
+    };
+    CHECK(run(3) == run(3));
+}

@@ -1,0 +1,79 @@
+// Machine presets, machine files and CPU lists.
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <fstream>
+
+#include "sim/machine.h"
+
+using namespace futexsim::sim;
+
+TEST_CASE("the Xeon preset: 2 sockets of 96 cores in 3 sub-NUMA clusters", "[machine]")
+{
+    const machine m = load_machine_preset("xeon-6975p-snc3");
+    REQUIRE(m.num_cpus() == 192);
+    CHECK(m.num_nodes() == 6);
+    CHECK(m.cpus[0].node == 0);
+    CHECK(m.cpus[31].node == 0);
+    CHECK(m.cpus[32].node == 1);
+    CHECK(m.cpus[95].socket == 0);
+    CHECK(m.cpus[96].socket == 1);
+    CHECK(m.transfer(0, 1) == m.transfer_ns.same_die);
+    CHECK(m.transfer(0, 40) == m.transfer_ns.other_die);
+    CHECK(m.transfer(0, 70) == m.transfer_ns.other_die + m.transfer_ns.per_die_hop);
+    CHECK(m.transfer(0, 100) == m.transfer_ns.other_socket);
+}
+
+TEST_CASE("every preset loads and has CPUs", "[machine]")
+{
+    for (const auto& name : machine_preset_names()) {
+        INFO(name);
+        const machine m = load_machine_preset(name);
+        CHECK(m.num_cpus() >= 1);
+        CHECK(m.hz >= 100);
+    }
+    CHECK(load_machine_preset("epyc-9r45").num_cpus() == 192);
+    CHECK(load_machine_preset("graviton4").arch == atomic_arch::arm64_lse);
+    CHECK_THROWS_WITH(load_machine_preset("cray-1"), Catch::Contains("valid: host"));
+}
+
+TEST_CASE("CPU lists as taskset takes them", "[machine]")
+{
+    CHECK(parse_cpu_list("0-3,8", 16) == std::vector<unsigned>{0, 1, 2, 3, 8});
+    CHECK(parse_cpu_list("5,1-2,2", 16) == std::vector<unsigned>{1, 2, 5});
+    CHECK_THROWS_WITH(parse_cpu_list("0-16", 16), Catch::Contains("CPU 16"));
+    CHECK_THROWS_WITH(parse_cpu_list("3-1", 16), Catch::Contains("backwards"));
+    CHECK_THROWS_WITH(parse_cpu_list("a", 16), Catch::Contains("not a CPU number"));
+    CHECK_THROWS(parse_cpu_list("", 16));
+    CHECK_THROWS(parse_cpu_list("1,,2", 16));
+}
+
+TEST_CASE("a machine file describes a user's machine", "[machine]")
+{
+    const std::string path = "futexsim_test_machine.json";
+    {
+        std::ofstream f(path);
+        f << R"({"name": "lab-box", "arch": "x86",
+                 "topology": {"sockets": 1, "dies_per_socket": 2, "nodes_per_socket": 1,
+                              "cores_per_die": 4, "threads_per_core": 2},
+                 "transfer_ns": {"same_die": 40, "other_die": 90}, "hz": 250})";
+    }
+    const machine m = load_machine_file(path);
+    CHECK(m.name == "lab-box");
+    CHECK(m.num_cpus() == 16);
+    CHECK(m.hz == 250);
+    CHECK(m.cpus[0].core == m.cpus[8].core);  // SMT siblings numbered after all cores
+    CHECK(m.transfer(0, 8) == m.transfer_ns.smt_sibling);
+    CHECK(m.transfer(0, 4) == 90);
+    {
+        std::ofstream f(path);
+        f << R"({"topology": {"sockets": 1}, "hz": 5})";
+    }
+    CHECK_THROWS_WITH(load_machine_file(path), Catch::Contains("'hz'"));
+    {
+        std::ofstream f(path);
+        f << R"({"topology": {"sockets": 1}, "colour": "red"})";
+    }
+    CHECK_THROWS_WITH(load_machine_file(path), Catch::Contains("unknown field 'colour'"));
+    std::remove(path.c_str());
+}

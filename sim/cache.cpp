@@ -38,9 +38,7 @@ bool cache_model::read_hit(const cache_line& l, unsigned cpu) const
         return false;
     if (l.owner == static_cast<int>(cpu))
         return true;
-    return l.owner < 0 &&
-           std::find(l.sharers.begin(), l.sharers.end(), static_cast<std::uint16_t>(cpu)) !=
-               l.sharers.end();
+    return l.owner < 0 && l.sharers.contains(cpu);
 }
 
 bool cache_model::write_hit(const cache_line& l, unsigned cpu) const
@@ -173,12 +171,10 @@ void cache_model::serve(cache_line& l)
         done = now + static_cast<vtime>(remaining + m.local_hit_ns);
         l.busy_until = now + static_cast<vtime>(remaining);
         if (l.owner >= 0 && l.owner != static_cast<int>(cpu))
-            l.sharers.push_back(static_cast<std::uint16_t>(l.owner));
+            l.sharers.add(static_cast<unsigned>(l.owner));
         if (l.owner != static_cast<int>(cpu)) {
             l.owner = -1;
-            if (std::find(l.sharers.begin(), l.sharers.end(), static_cast<std::uint16_t>(cpu)) ==
-                l.sharers.end())
-                l.sharers.push_back(static_cast<std::uint16_t>(cpu));
+            l.sharers.add(cpu);
         }
     }
     if (t.op_is_write && !l.spinners.empty())

@@ -13,10 +13,43 @@
 
 namespace futexsim::sim {
 
+// The CPUs holding a line shared: O(1) membership, iteration over members.
+class sharer_set {
+public:
+    bool contains(unsigned cpu) const
+    {
+        const std::size_t w = cpu / 64;
+        return w < bits_.size() && (bits_[w] >> (cpu % 64) & 1u);
+    }
+    void add(unsigned cpu)
+    {
+        const std::size_t w = cpu / 64;
+        if (w >= bits_.size())
+            bits_.resize(w + 1, 0);
+        if (bits_[w] >> (cpu % 64) & 1u)
+            return;
+        bits_[w] |= std::uint64_t{1} << (cpu % 64);
+        members_.push_back(static_cast<std::uint16_t>(cpu));
+    }
+    void clear()
+    {
+        for (auto c : members_)
+            bits_[c / 64] &= ~(std::uint64_t{1} << (c % 64));
+        members_.clear();
+    }
+    bool empty() const { return members_.empty(); }
+    auto begin() const { return members_.begin(); }
+    auto end() const { return members_.end(); }
+
+private:
+    std::vector<std::uint64_t> bits_;
+    std::vector<std::uint16_t> members_;
+};
+
 struct cache_line {
     std::uint32_t id = 0;
     int owner = -1;                      // CPU holding it exclusively (M/E); -1 if none
-    std::vector<std::uint16_t> sharers;  // CPUs holding it shared (S), owner excluded
+    sharer_set sharers;                  // CPUs holding it shared (S), owner excluded
     unsigned home_cpu = 0;               // a CPU on the home node (memory side)
     vtime busy_until = 0;                // the line is in flight (or held) until then
     vtime held_from = 0;                 // the owner holds it after a locked op,

@@ -53,8 +53,8 @@ void engine::push(vtime t, ev_kind k, std::uint32_t a, std::uint32_t gen)
 {
     queue_.push(event{t, seq_++, k, a, gen});
     // A task running ahead must not pass what it just made happen.
-    if (current_ >= 0)
-        horizon_ = std::min(horizon_, t + cfg_.lookahead_ns);
+    if (current_ >= 0 && t + cfg_.lookahead_ns < horizon_)
+        set_horizon(t + cfg_.lookahead_ns);
 }
 
 task& engine::spawn(std::string name, std::vector<unsigned> allowed, std::function<void()> body,
@@ -119,7 +119,7 @@ void engine::switch_to(task& t)
     current_ = static_cast<int>(t.id);
     t.state = task_state::running;
     next_tick_ = (now_ / tick_ns_ + 1) * tick_ns_;
-    horizon_ = (queue_.empty() ? now_ : std::max(now_, queue_.top().t)) + cfg_.lookahead_ns;
+    set_horizon((queue_.empty() ? now_ : std::max(now_, queue_.top().t)) + cfg_.lookahead_ns);
     t.fib = std::move(t.fib).resume();
     current_ = -1;
     if (task_error_) {
@@ -129,17 +129,22 @@ void engine::switch_to(task& t)
     }
 }
 
-void engine::charge(vtime ns)
+bool engine::attention() const
+{
+    return resched_flags_ != 0 || (rcu_ && rcu_->any_urgent()) || tearing_down_;
+}
+
+void engine::charge_slow()
 {
     if (tearing_down_)
         return;
     task& t = current();
-    now_ += ns;
     vcpu& c = cpus_[static_cast<std::size_t>(t.cpu)];
-    if (now_ >= next_tick_) [[unlikely]] {
+    if (now_ >= next_tick_) {
         // A tick crossed while this task ran: record what it was doing then.
         const std::int64_t k = now_ / tick_ns_;
         next_tick_ = (k + 1) * tick_ns_;
+        next_check_ = std::min(next_tick_, horizon_ + 1);
         if (k > c.sampled_tick)
             sample_tick(static_cast<unsigned>(t.cpu), k, task_quiescent(t));
     }
@@ -147,8 +152,10 @@ void engine::charge(vtime ns)
         rcu_->urgent_qs(static_cast<unsigned>(t.cpu))) [[unlikely]]
         rcu_->note_qs(static_cast<unsigned>(t.cpu), now_);
     if ((c.need_resched || c.urgent_resched) && t.preempt_count == 0 && t.rcu_nesting == 0 &&
-        !c.runqueue.empty()) {
+        !c.runqueue.empty()) [[unlikely]] {
         // Preempted: back of the queue (a softirq task went to the front).
+        if (c.need_resched || c.urgent_resched)
+            --resched_flags_;
         c.need_resched = c.urgent_resched = false;
         t.state = task_state::runnable;
         c.runqueue.push_back(t.id);
@@ -158,7 +165,7 @@ void engine::charge(vtime ns)
         yield_to_engine();
         return;
     }
-    if (now_ > horizon_) {
+    if (now_ > horizon_) [[unlikely]] {
         push(now_, ev_kind::resume, t.id, t.gen);
         yield_to_engine();
     }
@@ -328,6 +335,8 @@ void engine::place(task& t, vtime at)
     vcpu& c = cpus_[static_cast<std::size_t>(chosen)];
     if (t.kernel_thread) {
         c.runqueue.push_front(t.id);
+        if (!c.urgent_resched && !c.need_resched)
+            ++resched_flags_;
         c.urgent_resched = true;
     } else {
         c.runqueue.push_back(t.id);
@@ -371,6 +380,10 @@ void engine::dispatch(unsigned cpu, vtime at)
         return;
     const std::uint32_t id = c.runqueue.front();
     c.runqueue.pop_front();
+    if (c.need_resched || c.urgent_resched) {  // the switch it asked for is happening
+        --resched_flags_;
+        c.need_resched = c.urgent_resched = false;
+    }
     task& t = *tasks_[id];
     c.current = static_cast<int>(id);
     c.slice_start = at;
@@ -388,8 +401,11 @@ void engine::on_tick(std::int64_t k)
         if (c.sampled_tick < k)
             sample_tick(cpu, k,
                         c.current >= 0 && task_quiescent(*tasks_[static_cast<std::size_t>(c.current)]));
-        if (c.current >= 0 && !c.runqueue.empty() && now_ - c.slice_start >= cfg_.sched_slice_ns)
+        if (c.current >= 0 && !c.runqueue.empty() && now_ - c.slice_start >= cfg_.sched_slice_ns) {
+            if (!c.need_resched && !c.urgent_resched)
+                ++resched_flags_;
             c.need_resched = true;
+        }
     }
     if (rcu_)
         rcu_->on_tick(k);

@@ -10,6 +10,7 @@
 
 #include <boost/context/fiber.hpp>
 
+#include <algorithm>
 #include <cstdint>
 #include <deque>
 #include <exception>
@@ -99,7 +100,12 @@ public:
     bool cpu_idle(unsigned c) const { return cpus_[c].current < 0 && cpus_[c].runqueue.empty(); }
 
     // Advance the current task's clock; yields when past the lookahead.
-    void charge(vtime ns);
+    void charge(vtime ns)
+    {
+        now_ += ns;
+        if (now_ >= next_check_ || attention()) [[unlikely]]
+            charge_slow();
+    }
     // Let every event before the task's clock happen first (before touching
     // state that pending events change, such as a contended line).
     void sync();
@@ -152,6 +158,13 @@ private:
     };
 
     void push(vtime t, ev_kind k, std::uint32_t a, std::uint32_t gen = 0);
+    void charge_slow();
+    bool attention() const;
+    void set_horizon(vtime h)
+    {
+        horizon_ = h;
+        next_check_ = std::min(next_tick_, horizon_ + 1);
+    }
     void switch_to(task& t);
     void yield_to_engine();
     void place(task& t, vtime at);
@@ -167,7 +180,9 @@ private:
     machine machine_;
     engine_config cfg_;
     rng64 rng_;
-    vtime next_tick_ = 0;  // the running task's next tick boundary
+    vtime next_tick_ = 0;   // the running task's next tick boundary
+    vtime next_check_ = 0;  // min(next tick, horizon): charge() looks closer from here
+    unsigned resched_flags_ = 0;  // CPUs with need_resched or urgent_resched set
     vtime tick_ns_;
     vtime now_ = 0;
     vtime horizon_ = 0;

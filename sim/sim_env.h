@@ -245,11 +245,20 @@ private:
             w.line = &cache_.line_for(&w);
         cache_line& l = *w.line;
         const machine& m = eng_.mach();
-        // The instructions between two of the model's memory operations.
-        eng_.charge(static_cast<vtime>(m.kernel_step_ns));
         // A contended line changes under pending events: catch up first.
-        if (!l.waiters.empty() || l.service_scheduled || l.busy_until > eng_.now() - 1000)
+        if (!l.waiters.empty() || l.service_scheduled || l.busy_until > eng_.now() - 1000) {
+            eng_.charge(static_cast<vtime>(m.kernel_step_ns));
             eng_.sync();
+        } else if (is_write ? cache_.write_hit(l, eng_.cpu()) : cache_.read_hit(l, eng_.cpu())) {
+            // The instructions since the last memory operation, then the hit.
+            ++cache_.stats().hits;
+            if (is_write)
+                cache_.local_write(l, eng_.cpu());
+            eng_.charge(static_cast<vtime>(m.kernel_step_ns + (is_write ? m.local_rmw_ns : m.local_hit_ns)));
+            return op(w);
+        } else {
+            eng_.charge(static_cast<vtime>(m.kernel_step_ns));
+        }
         const unsigned cpu = eng_.cpu();
         if (is_write ? cache_.write_hit(l, cpu) : cache_.read_hit(l, cpu)) {
             ++cache_.stats().hits;

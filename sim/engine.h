@@ -117,6 +117,9 @@ public:
     void spin_prepare(cache_line& line);
     void spin_cancel(cache_line& line);
     void spin_wait();
+    // pthread_join() of every other thread: sleep until the caller is the
+    // process's last thread.
+    void wait_for_other_threads();
     // Make a blocked task runnable at `at` (>= now).
     void wake(task& t, vtime at);
     // Wake `t` at `at` unless it was woken since; sets t.timed_out if so.
@@ -195,6 +198,7 @@ private:
     std::vector<std::function<void()>> callbacks_;
     std::vector<std::uint32_t> free_callback_slots_;
     int current_ = -1;
+    int joiner_ = -1;  // the task in wait_for_other_threads()
     bool tearing_down_ = false;
     unsigned live_threads_ = 0;
     unsigned runnable_or_running_ = 0;

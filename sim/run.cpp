@@ -2,8 +2,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstdio>
-#include <cstdlib>
 #include <numeric>
 #include <stdexcept>
 
@@ -21,6 +19,9 @@ std::string classify(const run_result& r, double seconds)
         return r.pending_ms_at_end >= seconds * 1e3 / 2 ? "latched" : "transient";
     return r.longest_pivot_gps > 10 ? "transient" : "never";
 }
+
+// How long the threads get to stop and be joined after the measured run.
+constexpr vtime max_drain_ns = 2'000'000'000;
 
 }  // namespace
 
@@ -63,32 +64,15 @@ run_result simulate(const run_options& opt)
         }
         r.slots_set = proc.sys_prctl_futex_hash(model::PR_FUTEX_HASH_GET_SLOTS, 0);
         wl.main(ctx);
-        eng.block();  // pthread_join(): the main thread waits for ever
+        eng.wait_for_other_threads();  // pthread_join() of every worker
+        r.slots_end = proc.sys_prctl_futex_hash(model::PR_FUTEX_HASH_GET_SLOTS, 0);
     }, 0);
 
-    std::function<void()> monitor;
-    if (std::getenv("FUTEXSIM_DEBUG")) {
-        monitor = [&] {
-            auto* fph = proc.mm().futex_phash.v;
-            if (fph)
-                std::fprintf(stderr, "t=%.1fms slots=%u state=%d atomic=%ld\n", eng.now() / 1e6, fph->hash_mask + 1, fph->state.v, proc.mm().futex_atomic.v);
-            eng.schedule_callback(eng.now() + 2'000'000, monitor);
-        };
-        eng.schedule_callback(0, monitor);
-    }
     eng.run_until(static_cast<vtime>(opt.seconds * 1e9));
 
-    if (std::getenv("FUTEXSIM_DEBUG")) {
-        auto& c = proc.env().cache();
-        std::fprintf(stderr, "hits=%llu misses=%llu lines=%zu\n", (unsigned long long)c.stats().hits, (unsigned long long)c.stats().misses, c.num_lines());
-        for (std::size_t i = 0; i < c.num_lines(); i++) {
-            auto& l = c.line_by_id(static_cast<std::uint32_t>(i));
-            if (l.transfers > 1000)
-                std::fprintf(stderr, "line %zu accesses=%llu transfers=%llu\n", i, (unsigned long long)l.accesses, (unsigned long long)l.transfers);
-        }
-    }
-    const pivot_stats& p = proc.pivots();
-    r.slots_end = proc.peek_slots();
+    // The measured run ends here; then the threads stop and are joined, and
+    // slots_end is read after the joins, as the original tool does.
+    const pivot_stats p = proc.pivots();
     r.ops = ops.total();
     r.mops = static_cast<double>(ops.total()) / opt.seconds / 1e6;
     for (auto b : ops.bins())
@@ -105,6 +89,8 @@ run_result simulate(const run_options& opt)
     const auto& d = proc.rcu().gp_durations();
     r.mean_gp_ms = d.empty() ? 0 : static_cast<double>(std::accumulate(d.begin(), d.end(), vtime{0})) / static_cast<double>(d.size()) / 1e6;
     r.outcome = classify(r, opt.seconds);
+    ctx.stopping = true;
+    eng.run_until(static_cast<vtime>(opt.seconds * 1e9) + max_drain_ns);
     r.events = eng.events_processed();
     r.trace_hash = eng.trace_hash();
     r.warnings = proc.env().warnings;

@@ -31,6 +31,12 @@ op_counter::op_counter(engine& e, double interval_ms, double seconds)
 {
 }
 
+void thread_exit(workload_context& ctx)
+{
+    const std::uint64_t tid_word = ctx.proc.alloc_futex_word();
+    ctx.proc.sys_futex_wake(tid_word, 1);
+}
+
 vtime ramp_gap(const run_options& opt, unsigned count)
 {
     if (opt.ramp_ms <= 0 || count == 0)

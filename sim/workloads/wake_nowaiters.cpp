@@ -28,11 +28,12 @@ workload_def wake_nowaiters_workload()
                 ctx.proc.user_work(gap);
             const std::uint64_t uaddr = words[i % num_words];
             ctx.proc.sys_clone(fmt::format("waker/{}", i), ctx.cpus, [&ctx, uaddr] {
-                for (;;) {
+                while (!ctx.stopping) {
                     ctx.proc.sys_futex_wake(uaddr, 1);
                     ctx.ops.count();
                     ctx.proc.user_work(loop_user_ns);
                 }
+                thread_exit(ctx);
             });
         }
     };

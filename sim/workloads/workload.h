@@ -38,7 +38,14 @@ struct workload_context {
     const run_options& opt;
     op_counter& ops;
     std::vector<unsigned> cpus;  // where threads may run
+    bool stopping = false;       // set at the end of the measured run: threads exit
 };
+
+// What a worker does when it leaves: the kernel's exit path wakes the
+// futex of CLONE_CHILD_CLEARTID (glibc's pthread_join() waits on it), one
+// more futex operation, which is what lets a parked pivot finish once the
+// load stops.
+void thread_exit(workload_context& ctx);
 
 struct workload_def {
     std::string name;

@@ -3,7 +3,9 @@
 // model/ mirrors kernel/futex/*.c and knows nothing of fibers, threads or
 // time. Everything the kernel gets from elsewhere (the current CPU, per-CPU
 // storage, preemption, atomics on shared words, RCU, the mutex,
-// wait_var_event, CPU and thread counts) it gets from an environment type
+// wait_var_event, CPU and thread counts; for the wait, wake-op and requeue
+// paths also user memory, `current` and the sleep itself, see
+// futex_wait_env below) it gets from an environment type
 // `Env`, passed as a template parameter so that the simulator's billions of
 // calls inline and the threads backend measures the real cost of an atomic,
 // not of a virtual call.
@@ -20,6 +22,18 @@ namespace futexsim::model {
 
 struct rcu_head;
 struct trace_point;
+template <class Env>
+struct futex_q;
+
+// How a futex sleep ended, as futex_do_wait()'s caller tells it apart: the
+// timer fired (`to && !to->task`), a signal is pending, or neither (a wake,
+// or a spurious return: the model tells those apart by whether the futex_q
+// is still queued, as the kernel does).
+enum class sleep_end : unsigned char {
+    wakeup,
+    timeout,
+    signal,
+};
 
 // The environment interface, checked at compile time. `word<T>` is a shared
 // word (a long, an int or a pointer in the kernel) that lives on a cache line.
@@ -29,7 +43,7 @@ concept futex_env = requires(E& env, const E& cenv, typename E::template word<lo
                              typename E::percpu_uint& pcpu, typename E::mutex_t& mtx,
                              typename E::spinlock_t& spin, rcu_head* head,
                              void (*cb)(rcu_head*), unsigned cpu, unsigned long cookie,
-                             const void* var, const trace_point& tp) {
+                             const void* var, void* task, const trace_point& tp) {
     // CPUs and the process
     { cenv.smp_processor_id() } -> std::convertible_to<unsigned>;
     { cenv.num_online_cpus() } -> std::convertible_to<unsigned>;
@@ -71,9 +85,35 @@ concept futex_env = requires(E& env, const E& cenv, typename E::template word<lo
     env.spin_lock(spin);
     env.spin_unlock(spin);
     env.wake_up_var(var);
+    env.wake_up_task(task);  // wake_up_q(): a futex_q's waiter was unqueued
 
     // observation only: a tracepoint never changes what the model does
     env.trace(tp);
 };
+
+// What the operations that sleep or touch the futex word need on top
+// (model/waitwake.h, model/requeue.h): user memory, `current`, and the sleep.
+//
+// - futex_get_value(uaddr, &val): read the u32 futex word, 0 or -EFAULT_;
+//   stands in for futex_get_value_locked() and get_user().
+// - arch_futex_atomic_op_inuser(op, oparg, &oldval, uaddr): the
+//   architecture's atomic read-modify-write for FUTEX_WAKE_OP (FUTEX_OP_SET,
+//   _ADD, _OR, _ANDN, _XOR on the word, old value out): 0, -EFAULT_, -EAGAIN_
+//   (try again) or -ENOSYS_ (an op it does not know).
+// - current_task(): the task a futex_q records (q->task = current).
+// - futex_sleep(q, timeout_ns): schedule() in futex_do_wait(), called with
+//   the q queued, no lock and no hash reference held; returns when the task
+//   is woken, its timer fires (timeout_ns >= 0, relative) or a signal
+//   arrives. It must not lose a wake_up_task() that came after the q was
+//   queued (the kernel's set_current_state() before futex_queue()).
+template <class E>
+concept futex_wait_env = futex_env<E> &&
+    requires(E& env, std::uint64_t uaddr, std::uint32_t* val, int op, int oparg, int* oldval,
+             futex_q<E>* q, long timeout_ns) {
+        { env.futex_get_value(uaddr, val) } -> std::same_as<int>;
+        { env.arch_futex_atomic_op_inuser(op, oparg, oldval, uaddr) } -> std::same_as<int>;
+        { env.current_task() } -> std::convertible_to<void*>;
+        { env.futex_sleep(q, timeout_ns) } -> std::same_as<sleep_end>;
+    };
 
 }  // namespace futexsim::model

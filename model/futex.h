@@ -32,6 +32,34 @@ inline constexpr unsigned long PR_FUTEX_HASH_GET_SLOTS = 2;
 inline constexpr int EINVAL_ = 22;
 inline constexpr int EBUSY_ = 16;
 inline constexpr int ENOMEM_ = 12;
+inline constexpr int EFAULT_ = 14;
+inline constexpr int EAGAIN_ = 11;
+inline constexpr int EWOULDBLOCK_ = EAGAIN_;
+inline constexpr int ENOSYS_ = 38;
+inline constexpr int ETIMEDOUT_ = 110;
+inline constexpr int ERESTARTSYS_ = 512;  // kernel-internal, never seen by user space
+
+// include/uapi/linux/futex.h: the FUTEX_WAKE_OP operation word
+inline constexpr unsigned FUTEX_OP_SET = 0;   // *(int *)UADDR2 = OPARG;
+inline constexpr unsigned FUTEX_OP_ADD = 1;   // *(int *)UADDR2 += OPARG;
+inline constexpr unsigned FUTEX_OP_OR = 2;    // *(int *)UADDR2 |= OPARG;
+inline constexpr unsigned FUTEX_OP_ANDN = 3;  // *(int *)UADDR2 &= ~OPARG;
+inline constexpr unsigned FUTEX_OP_XOR = 4;   // *(int *)UADDR2 ^= OPARG;
+inline constexpr unsigned FUTEX_OP_OPARG_SHIFT = 8;  // use (1 << OPARG) instead of OPARG
+inline constexpr unsigned FUTEX_OP_CMP_EQ = 0;
+inline constexpr unsigned FUTEX_OP_CMP_NE = 1;
+inline constexpr unsigned FUTEX_OP_CMP_LT = 2;
+inline constexpr unsigned FUTEX_OP_CMP_LE = 3;
+inline constexpr unsigned FUTEX_OP_CMP_GT = 4;
+inline constexpr unsigned FUTEX_OP_CMP_GE = 5;
+
+// FUTEX_OP(op, oparg, cmp, cmparg), the uapi macro that packs the word.
+constexpr std::uint32_t FUTEX_OP(unsigned op, int oparg, unsigned cmp, int cmparg)
+{
+    return ((op & 0xf) << 28) | ((cmp & 0xf) << 24) |
+           ((static_cast<std::uint32_t>(oparg) & 0xfff) << 12) |
+           (static_cast<std::uint32_t>(cmparg) & 0xfff);
+}
 
 inline constexpr int FUTEX_NO_NODE = -1;
 

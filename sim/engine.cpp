@@ -161,8 +161,13 @@ void engine::charge_slow()
     if (rcu_ && rcu_->any_urgent() && t.preempt_count == 0 && t.rcu_nesting == 0 &&
         rcu_->urgent_qs(static_cast<unsigned>(t.cpu))) [[unlikely]]
         rcu_->note_qs(static_cast<unsigned>(t.cpu), now_);
-    if ((c.need_resched || c.urgent_resched) && t.preempt_count == 0 && t.rcu_nesting == 0 &&
-        !c.runqueue.empty()) [[unlikely]] {
+    // Preemption points: a softirq runs wherever interrupts are taken outside
+    // a read-side section or non-preemptible region; a time-slice switch of
+    // a kernel-mode task waits for the return to user unless the kernel is
+    // fully preemptible (preempt=full).
+    const bool preemptible = t.preempt_count == 0 && t.rcu_nesting == 0 &&
+                             (t.mode == task_mode::user || machine_.preempt_full || c.urgent_resched);
+    if ((c.need_resched || c.urgent_resched) && preemptible && !c.runqueue.empty()) [[unlikely]] {
         // Preempted: back of the queue (a softirq task went to the front).
         if (c.need_resched || c.urgent_resched)
             --resched_flags_;
@@ -383,10 +388,45 @@ int engine::place_new(const task& t)
 }
 
 // The CPU is free: start the next queued task at `at`.
+// newidle_balance(): a CPU about to go idle pulls a waiting task it may run
+// from the longest queue elsewhere (lowest CPU number on ties).
+bool engine::pull_task(unsigned cpu)
+{
+    int busiest = -1;
+    std::size_t longest = 0;
+    for (unsigned other = 0; other < cpus_.size(); other++) {
+        const auto& q = cpus_[other].runqueue;
+        if (other == cpu || q.size() <= longest)
+            continue;
+        for (std::uint32_t id : q) {
+            const task& t = *tasks_[id];
+            if (std::binary_search(t.allowed.begin(), t.allowed.end(), cpu)) {
+                busiest = static_cast<int>(other);
+                longest = q.size();
+                break;
+            }
+        }
+    }
+    if (busiest < 0)
+        return false;
+    auto& q = cpus_[static_cast<std::size_t>(busiest)].runqueue;
+    for (auto it = q.rbegin(); it != q.rend(); ++it) {
+        const task& t = *tasks_[*it];
+        if (std::binary_search(t.allowed.begin(), t.allowed.end(), cpu)) {
+            cpus_[cpu].runqueue.push_back(*it);
+            q.erase(std::next(it).base());
+            return true;
+        }
+    }
+    return false;
+}
+
 void engine::dispatch(unsigned cpu, vtime at)
 {
     vcpu& c = cpus_[cpu];
-    if (c.current >= 0 || c.runqueue.empty())
+    if (c.current >= 0)
+        return;
+    if (c.runqueue.empty() && !pull_task(cpu))
         return;
     const std::uint32_t id = c.runqueue.front();
     c.runqueue.pop_front();

@@ -172,6 +172,7 @@ private:
     void yield_to_engine();
     void place(task& t, vtime at);
     int place_new(const task& t);
+    bool pull_task(unsigned cpu);
     void dispatch(unsigned cpu, vtime at);
     void on_tick(std::int64_t k);
     void sample_tick(unsigned cpu, std::int64_t k, bool quiescent);

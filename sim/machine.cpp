@@ -266,7 +266,7 @@ machine load_machine_file(const std::string& path)
         throw std::invalid_argument("machine file: the top level must be an object");
     static const std::set<std::string> known = {
         "name", "description", "arch", "arbitration", "topology", "transfer_ns", "local_hit_ns", "local_rmw_ns", "lock_hold_ns", "full_barrier_ns", "snoop_leg_fraction", "timing_jitter", "kernel_step_ns",
-        "far_atomic_ns", "hz", "rcu_preemptible", "rcu_fqs_jiffies", "syscall_entry_ns",
+        "far_atomic_ns", "hz", "rcu_preemptible", "preempt_full", "rcu_fqs_jiffies", "syscall_entry_ns",
         "syscall_exit_ns", "clone_ns", "context_switch_ns"};
     for (const auto& [key, _] : j.items())
         if (!known.count(key))
@@ -321,6 +321,11 @@ machine load_machine_file(const std::string& path)
         if (!j["rcu_preemptible"].is_boolean())
             throw std::invalid_argument("machine file: 'rcu_preemptible' must be true or false");
         m.rcu_preemptible = j["rcu_preemptible"].get<bool>();
+    }
+    if (j.contains("preempt_full")) {
+        if (!j["preempt_full"].is_boolean())
+            throw std::invalid_argument("machine file: 'preempt_full' must be true or false");
+        m.preempt_full = j["preempt_full"].get<bool>();
     }
     m.rcu_fqs_jiffies = static_cast<unsigned>(number(j, "rcu_fqs_jiffies", m.rcu_fqs_jiffies, 1, 1000));
     m.syscall_entry_ns = number(j, "syscall_entry_ns", m.syscall_entry_ns, 0, 1e6);

@@ -54,6 +54,7 @@ struct machine {
 
     unsigned hz = 1000;            // CONFIG_HZ: the scheduler tick
     bool rcu_preemptible = true;   // CONFIG_PREEMPT_RCU (PREEMPT_DYNAMIC kernels)
+    bool preempt_full = false;     // preempt=full; distributions boot preempt=voluntary
     unsigned rcu_fqs_jiffies = 3;  // jiffies_till_first_fqs / next_fqs
     double syscall_entry_ns = 40;  // user -> kernel, with mitigations
     double syscall_exit_ns = 40;   // kernel -> user

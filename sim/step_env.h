@@ -2,11 +2,18 @@
 // scripted demo) decides on which CPU each call runs and when each RCU grace
 // period ends, so every state of the refcount machine can be reached and
 // inspected exactly.
+//
+// Futex words live in `user_memory`. A waiter that goes to sleep in
+// futex_wait() calls the on_futex_sleep() hook, which plays the other
+// threads (wake it, requeue it, start more waiters, pivot the hash) and
+// returns; the sleep then ends as the hook left it.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -59,6 +66,36 @@ public:
     // something (end a grace period, drop a reference) and return true, or
     // return false to declare a deadlock.
     void on_block(std::function<bool()> f) { on_block_ = std::move(f); }
+
+    // User memory: the futex words by address. An address not here faults.
+    std::map<std::uint64_t, std::uint32_t> user_memory;
+
+    // `current` as a futex_q records it (q->task).
+    void set_task(void* t) { task_ = t; }
+    // Called by futex_sleep() with the sleeping waiter's futex_q, queued, no
+    // lock and no hash reference held: whatever the other threads do while
+    // it sleeps. It may call futex_wait() again (a nested sleeper). When it
+    // returns, the sleep ends with a wakeup if q was unqueued; else with
+    // what end_sleep_with() asked for; else with the timeout if there was
+    // one; else as if a signal arrived, so that futex_wait() unqueues q and
+    // returns -ERESTARTSYS rather than sleeping forever.
+    void on_futex_sleep(std::function<void(model::futex_q<step_env>*)> f)
+    {
+        on_futex_sleep_ = std::move(f);
+    }
+    // From inside the hook: end the innermost sleep this way even if q is
+    // still queued (sleep_end::wakeup with q queued is a spurious wakeup).
+    void end_sleep_with(model::sleep_end e)
+    {
+        if (!forced_ends_.empty())
+            forced_ends_.back() = e;
+    }
+    // Waiters asleep now, innermost last.
+    const std::vector<const void*>& sleepers() const { return sleepers_; }
+    unsigned long futex_sleeps() const { return futex_sleeps_; }
+    unsigned long interrupted_sleeps() const { return interrupted_sleeps_; }
+    // Every task wake_up_task() woke, in order.
+    const std::vector<void*>& woken_tasks() const { return woken_tasks_; }
 
     // End the current grace period: run the callbacks it was waiting for,
     // and free what kvfree_rcu() queued before it.
@@ -162,6 +199,78 @@ public:
         }
     }
     void wake_up_var(const void* /*var*/) { ++wake_ups_; }
+    void wake_up_task(void* t) { woken_tasks_.push_back(t); }
+
+    // --- user memory, current, the sleep (model/env.h futex_wait_env) ----
+    void* current_task() const { return task_; }
+    int futex_get_value(std::uint64_t uaddr, std::uint32_t* out) const
+    {
+        const auto it = user_memory.find(uaddr);
+        if (it == user_memory.end())
+            return -model::EFAULT_;
+        *out = it->second;
+        return 0;
+    }
+    // x86's arch_futex_atomic_op_inuser(): the word, then the op.
+    int arch_futex_atomic_op_inuser(int op, int oparg, int* oval, std::uint64_t uaddr)
+    {
+        const auto it = user_memory.find(uaddr);
+        if (it == user_memory.end())
+            return -model::EFAULT_;
+        const std::uint32_t old = it->second;
+        const auto arg = static_cast<std::uint32_t>(oparg);
+        std::uint32_t next = 0;
+        switch (static_cast<unsigned>(op)) {
+        case model::FUTEX_OP_SET:
+            next = arg;
+            break;
+        case model::FUTEX_OP_ADD:
+            next = old + arg;
+            break;
+        case model::FUTEX_OP_OR:
+            next = old | arg;
+            break;
+        case model::FUTEX_OP_ANDN:
+            next = old & ~arg;
+            break;
+        case model::FUTEX_OP_XOR:
+            next = old ^ arg;
+            break;
+        default:
+            return -model::ENOSYS_;
+        }
+        it->second = next;
+        *oval = static_cast<int>(old);
+        return 0;
+    }
+    template <class Q>
+    model::sleep_end futex_sleep(Q* q, long timeout_ns)
+    {
+        ++futex_sleeps_;
+        sleepers_.push_back(q);
+        forced_ends_.emplace_back();
+        if (on_futex_sleep_) {
+            auto hook = on_futex_sleep_;  // the hook may replace itself
+            try {
+                hook(q);
+            } catch (...) {
+                sleepers_.pop_back();
+                forced_ends_.pop_back();
+                throw;
+            }
+        }
+        sleepers_.pop_back();
+        const std::optional<model::sleep_end> forced = forced_ends_.back();
+        forced_ends_.pop_back();
+        if (!q->lock_ptr)
+            return model::sleep_end::wakeup;  // unqueued by a waker
+        if (forced)
+            return *forced;
+        if (timeout_ns >= 0)
+            return model::sleep_end::timeout;
+        ++interrupted_sleeps_;
+        return model::sleep_end::signal;
+    }
 
     template <class T>
     void kvfree(T* p) { delete p; }
@@ -209,6 +318,13 @@ private:
     std::vector<model::trace_point> trace_;
     std::vector<std::string> warnings_;
     std::function<bool()> on_block_;
+    void* task_ = nullptr;
+    std::function<void(model::futex_q<step_env>*)> on_futex_sleep_;
+    std::vector<std::optional<model::sleep_end>> forced_ends_;  // one per sleeper
+    std::vector<const void*> sleepers_;
+    std::vector<void*> woken_tasks_;
+    unsigned long futex_sleeps_ = 0;
+    unsigned long interrupted_sleeps_ = 0;
 };
 
 inline void step_env::end_grace_period()

@@ -4,6 +4,8 @@
 
 #include "model/core.h"
 #include "model/fork.h"
+#include "model/requeue.h"
+#include "model/waitwake.h"
 #include "sim/step_env.h"
 
 namespace futexsim::sim {
@@ -48,6 +50,39 @@ struct step_process {
             for (unsigned v : mm.futex_ref->v)
                 sum += v;
         return sum;
+    }
+    // Every reference counted: the per-CPU sum plus futex_atomic. Outside
+    // the biased window of FR_ATOMIC (between __futex_ref_atomic_begin() and
+    // the fold), with nobody inside a futex operation, this is the one
+    // initial reference.
+    long references() const
+    {
+        return static_cast<long>(percpu_sum()) + env.atomic_read(mm.futex_atomic);
+    }
+
+    // --- futex system calls on private futexes (user memory: env.user_memory)
+    int futex_wait(std::uint64_t uaddr, std::uint32_t val, long timeout_ns = -1,
+                   unsigned bitset = model::FUTEX_BITSET_MATCH_ANY)
+    {
+        return model::futex_wait(&mm, uaddr, val, timeout_ns, bitset);
+    }
+    int futex_wake(std::uint64_t uaddr, int nr_wake, unsigned bitset = model::FUTEX_BITSET_MATCH_ANY)
+    {
+        return model::futex_wake(&mm, uaddr, nr_wake, bitset);
+    }
+    int futex_requeue(std::uint64_t uaddr1, std::uint64_t uaddr2, int nr_wake, int nr_requeue)
+    {
+        return model::futex_requeue(&mm, uaddr1, uaddr2, nr_wake, nr_requeue, nullptr);
+    }
+    int futex_cmp_requeue(std::uint64_t uaddr1, std::uint64_t uaddr2, int nr_wake, int nr_requeue,
+                          std::uint32_t cmpval)
+    {
+        return model::futex_requeue(&mm, uaddr1, uaddr2, nr_wake, nr_requeue, &cmpval);
+    }
+    int futex_wake_op(std::uint64_t uaddr1, std::uint64_t uaddr2, int nr_wake, int nr_wake2,
+                      std::uint32_t op)
+    {
+        return model::futex_wake_op(&mm, uaddr1, uaddr2, nr_wake, nr_wake2, static_cast<int>(op));
     }
 };
 

@@ -90,22 +90,12 @@ task& engine::spawn(std::string name, std::vector<unsigned> allowed, std::functi
     return ref;
 }
 
-void engine::wait_for_other_threads()
-{
-    joiner_ = static_cast<int>(current().id);
-    while (live_threads_ > 1)
-        block();
-    joiner_ = -1;
-}
-
 void engine::finish_task()
 {
     task& t = current();
     t.state = task_state::exited;
     if (!t.kernel_thread)
         --live_threads_;
-    if (joiner_ >= 0 && live_threads_ <= 1)
-        wake(*tasks_[static_cast<std::size_t>(joiner_)], now_);
     vcpu& c = cpus_[static_cast<std::size_t>(t.cpu)];
     c.current = -1;
     note_context_switch(static_cast<unsigned>(t.cpu));

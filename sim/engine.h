@@ -95,6 +95,7 @@ public:
     task& current() { return *tasks_[static_cast<std::size_t>(current_)]; }
     bool in_task() const { return current_ >= 0; }
     task& task_by_id(std::uint32_t id) { return *tasks_[id]; }
+    std::size_t num_tasks() const { return tasks_.size(); }
     unsigned live_threads() const { return live_threads_; }
     unsigned cpu() const;  // the current task's CPU
     bool cpu_idle(unsigned c) const { return cpus_[c].current < 0 && cpus_[c].runqueue.empty(); }
@@ -117,9 +118,6 @@ public:
     void spin_prepare(cache_line& line);
     void spin_cancel(cache_line& line);
     void spin_wait();
-    // pthread_join() of every other thread: sleep until the caller is the
-    // process's last thread.
-    void wait_for_other_threads();
     // Make a blocked task runnable at `at` (>= now).
     void wake(task& t, vtime at);
     // Wake `t` at `at` unless it was woken since; sets t.timed_out if so.
@@ -199,7 +197,6 @@ private:
     std::vector<std::function<void()>> callbacks_;
     std::vector<std::uint32_t> free_callback_slots_;
     int current_ = -1;
-    int joiner_ = -1;  // the task in wait_for_other_threads()
     bool tearing_down_ = false;
     unsigned live_threads_ = 0;
     unsigned runnable_or_running_ = 0;

@@ -267,7 +267,7 @@ machine load_machine_file(const std::string& path)
     static const std::set<std::string> known = {
         "name", "description", "arch", "arbitration", "topology", "transfer_ns", "local_hit_ns", "local_rmw_ns", "lock_hold_ns", "full_barrier_ns", "snoop_leg_fraction", "timing_jitter", "kernel_step_ns",
         "far_atomic_ns", "hz", "rcu_preemptible", "preempt_full", "rcu_fqs_jiffies", "syscall_entry_ns",
-        "syscall_exit_ns", "clone_ns", "context_switch_ns"};
+        "syscall_exit_ns", "clone_ns", "thread_exit_ns", "context_switch_ns"};
     for (const auto& [key, _] : j.items())
         if (!known.count(key))
             throw std::invalid_argument(fmt::format("machine file: unknown field '{}'", key));
@@ -331,6 +331,7 @@ machine load_machine_file(const std::string& path)
     m.syscall_entry_ns = number(j, "syscall_entry_ns", m.syscall_entry_ns, 0, 1e6);
     m.syscall_exit_ns = number(j, "syscall_exit_ns", m.syscall_exit_ns, 0, 1e6);
     m.clone_ns = number(j, "clone_ns", m.clone_ns, 0, 1e9);
+    m.thread_exit_ns = number(j, "thread_exit_ns", m.thread_exit_ns, 0, 1e9);
     m.context_switch_ns = number(j, "context_switch_ns", m.context_switch_ns, 0, 1e7);
     return m;
 }

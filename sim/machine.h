@@ -49,16 +49,17 @@ struct machine {
     double snoop_leg_fraction = 0.5; // share of a transfer spent by the next request's snoop
                                    // reaching the holder (which keeps the line meanwhile)
     double timing_jitter = 0.3;    // +/- share of random variation of syscall entry/exit
-    double kernel_step_ns = 3;     // instructions between two shared-memory operations
+    double kernel_step_ns = 10;    // instructions between two shared-memory operations
     double full_barrier_ns = 7;    // smp_mb(): x86 `lock addl` on the stack, arm64 `dmb ish`
 
     unsigned hz = 1000;            // CONFIG_HZ: the scheduler tick
     bool rcu_preemptible = true;   // CONFIG_PREEMPT_RCU (PREEMPT_DYNAMIC kernels)
     bool preempt_full = false;     // preempt=full; distributions boot preempt=voluntary
     unsigned rcu_fqs_jiffies = 3;  // jiffies_till_first_fqs / next_fqs
-    double syscall_entry_ns = 40;  // user -> kernel, with mitigations
-    double syscall_exit_ns = 40;   // kernel -> user
+    double syscall_entry_ns = 22;  // user -> kernel
+    double syscall_exit_ns = 22;   // kernel -> user
     double clone_ns = 25000;       // pthread_create(): clone() and thread start
+    double thread_exit_ns = 10000; // do_exit() until mm_release() clears the tid
     double context_switch_ns = 1500;
 
     unsigned num_cpus() const { return static_cast<unsigned>(cpus.size()); }

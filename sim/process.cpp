@@ -4,10 +4,6 @@
 
 namespace futexsim::sim {
 
-namespace {
-constexpr std::uint64_t user_memory_base = 0x7f0000000000ull;
-}
-
 sim_process::sim_process(const machine& m, std::uint64_t seed)
     : eng_(m, seed), cache_(eng_), rcu_(eng_), env_(eng_, cache_, rcu_)
 {
@@ -61,11 +57,19 @@ void sim_process::on_trace(const model::trace_point& tp)
                    (static_cast<std::uint64_t>(tp.slots) << 24) ^ static_cast<std::uint64_t>(eng_.now()));
 }
 
-std::uint64_t sim_process::alloc_futex_word(int initial)
+std::uint64_t sim_process::alloc_futex_word(std::uint32_t initial)
 {
-    words_.emplace_back();
-    words_.back().w.v = initial;
-    return user_memory_base + 64 * (words_.size() - 1);
+    return env_.alloc_user_word(initial);
+}
+
+std::uint32_t sim_process::user_load(std::uint64_t uaddr)
+{
+    return env_.atomic_read(*env_.user_word(uaddr));
+}
+
+void sim_process::user_store(std::uint64_t uaddr, std::uint32_t v)
+{
+    env_.atomic_set(*env_.user_word(uaddr), v);
 }
 
 // Entry and exit vary from call to call (branch and cache state, interrupts
@@ -103,6 +107,51 @@ int sim_process::sys_futex_wake(std::uint64_t uaddr, int nr_wake)
     return ret;
 }
 
+int sim_process::sys_futex_wait(std::uint64_t uaddr, std::uint32_t val, long timeout_ns)
+{
+    sys_enter();
+    const int ret = model::futex_wait(&mm_, uaddr, val, timeout_ns, model::FUTEX_BITSET_MATCH_ANY);
+    sys_exit();
+    return ret;
+}
+
+int sim_process::sys_futex_wake_op(std::uint64_t uaddr1, std::uint64_t uaddr2, int nr_wake, int nr_wake2,
+                                   int op)
+{
+    sys_enter();
+    const int ret = model::futex_wake_op(&mm_, uaddr1, uaddr2, nr_wake, nr_wake2, op);
+    sys_exit();
+    return ret;
+}
+
+int sim_process::sys_futex_cmp_requeue(std::uint64_t uaddr1, std::uint64_t uaddr2, int nr_wake,
+                                       int nr_requeue, std::uint32_t cmpval)
+{
+    sys_enter();
+    const int ret = model::futex_requeue(&mm_, uaddr1, uaddr2, nr_wake, nr_requeue, &cmpval);
+    sys_exit();
+    return ret;
+}
+
+void sim_process::thread_exit()
+{
+    const std::uint64_t tid = tid_word_[eng_.current().id];
+    sys_enter();
+    eng_.charge(static_cast<vtime>(eng_.mach().thread_exit_ns));  // do_exit() up to exit_mm()
+    env_.atomic_set(*env_.user_word(tid), 0u);  // put_user(0, clear_child_tid)
+    model::futex_wake(&mm_, tid, 1, model::FUTEX_BITSET_MATCH_ANY);
+    sys_exit();
+}
+
+void sim_process::join_all()
+{
+    for (std::uint32_t id : children_) {
+        const std::uint64_t tid = tid_word_[id];
+        for (std::uint32_t v; (v = user_load(tid)) != 0;)
+            sys_futex_wait(tid, v);
+    }
+}
+
 int sim_process::sys_prctl_futex_hash(unsigned long op, unsigned long arg)
 {
     sys_enter();
@@ -116,7 +165,15 @@ task& sim_process::sys_clone(std::string name, std::vector<unsigned> allowed, st
     sys_enter();
     eng_.charge(static_cast<vtime>(eng_.mach().clone_ns));
     model::copy_process_futex(&mm_, CLONE_VM | CLONE_THREAD);
+    // CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID: the child's tid in a word
+    // the kernel clears and wakes when the thread exits.
+    const std::uint32_t next_id = static_cast<std::uint32_t>(eng_.num_tasks());
+    const std::uint64_t tid = alloc_futex_word(next_id + 1);
     task& child = eng_.spawn(std::move(name), std::move(allowed), std::move(body), eng_.now());
+    if (tid_word_.size() <= child.id)
+        tid_word_.resize(child.id + 1, 0);
+    tid_word_[child.id] = tid;
+    children_.push_back(child.id);
     sys_exit();
     return child;
 }

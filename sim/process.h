@@ -11,6 +11,7 @@
 
 #include "model/core.h"
 #include "model/fork.h"
+#include "model/requeue.h"
 #include "model/waitwake.h"
 #include "sim/cache.h"
 #include "sim/engine.h"
@@ -47,16 +48,30 @@ public:
     const pivot_stats& pivots() const { return stats_; }
 
     // A futex word in user memory, on its own cache line. Returns its address.
-    std::uint64_t alloc_futex_word(int initial = 0);
+    std::uint64_t alloc_futex_word(std::uint32_t initial = 0);
+    // User-space loads and stores of a futex word (no system call).
+    std::uint32_t user_load(std::uint64_t uaddr);
+    void user_store(std::uint64_t uaddr, std::uint32_t v);
 
     // --- system calls, run on the calling task ------------------------------
     void sys_enter();
     void sys_exit();
     int sys_futex_wake(std::uint64_t uaddr, int nr_wake);
+    // FUTEX_WAIT_PRIVATE; timeout_ns < 0 waits for ever.
+    int sys_futex_wait(std::uint64_t uaddr, std::uint32_t val, long timeout_ns = -1);
+    int sys_futex_wake_op(std::uint64_t uaddr1, std::uint64_t uaddr2, int nr_wake, int nr_wake2, int op);
+    int sys_futex_cmp_requeue(std::uint64_t uaddr1, std::uint64_t uaddr2, int nr_wake, int nr_requeue,
+                              std::uint32_t cmpval);
     int sys_prctl_futex_hash(unsigned long op, unsigned long arg);
     // pthread_create(): clone() runs copy_process() in the parent, then the
     // child starts on one of `allowed`.
     task& sys_clone(std::string name, std::vector<unsigned> allowed, std::function<void()> body);
+    // The end of a thread: the kernel clears its CLONE_CHILD_CLEARTID word
+    // and wakes it (mm_release()), one more futex operation.
+    void thread_exit();
+    // pthread_join() of every thread created so far, in creation order:
+    // glibc waits on each thread's tid word until the kernel clears it.
+    void join_all();
     // Charge user-mode work to the calling task.
     void user_work(vtime ns);
 
@@ -74,10 +89,8 @@ private:
     sim_env env_;
     model::futex_data<sim_env> global_;
     model::mm_struct<sim_env> mm_;
-    struct alignas(64) user_word {
-        sim_env::word<int> w;
-    };
-    std::deque<user_word> words_;
+    std::vector<std::uint64_t> tid_word_;  // by task id; 0: none
+    std::vector<std::uint32_t> children_;  // task ids, in creation order
     pivot_stats stats_;
 };
 

@@ -64,7 +64,7 @@ run_result simulate(const run_options& opt)
         }
         r.slots_set = proc.sys_prctl_futex_hash(model::PR_FUTEX_HASH_GET_SLOTS, 0);
         wl.main(ctx);
-        eng.wait_for_other_threads();  // pthread_join() of every worker
+        proc.join_all();
         r.slots_end = proc.sys_prctl_futex_hash(model::PR_FUTEX_HASH_GET_SLOTS, 0);
     }, 0);
 

@@ -55,6 +55,47 @@ void sim_env::spin_unlock(spinlock_t& l)
     --eng_.current().preempt_count;
 }
 
+std::uint64_t sim_env::alloc_user_word(std::uint32_t initial)
+{
+    user_memory_.emplace_back();
+    user_memory_.back().w.v = initial;
+    return user_memory_base + 64 * (user_memory_.size() - 1);
+}
+
+sim_env::word<std::uint32_t>* sim_env::user_word(std::uint64_t uaddr)
+{
+    if (uaddr < user_memory_base || (uaddr - user_memory_base) % 64 != 0)
+        return nullptr;
+    const std::uint64_t i = (uaddr - user_memory_base) / 64;
+    return i < user_memory_.size() ? &user_memory_[i].w : nullptr;
+}
+
+// x86 arch_futex_atomic_op_inuser(): a locked RMW on the word (xchg, xadd, or
+// a cmpxchg loop for the bit operations), old value out.
+int sim_env::arch_futex_atomic_op_inuser(int op, int oparg, int* oval, std::uint64_t uaddr)
+{
+    word<std::uint32_t>* w = user_word(uaddr);
+    if (!w)
+        return -model::EFAULT_;
+    const auto arg = static_cast<std::uint32_t>(oparg);
+    std::uint32_t old = 0;
+    int ret = 0;
+    access(*w, true, [&](word<std::uint32_t>& x) {
+        old = x.v;
+        switch (static_cast<unsigned>(op)) {
+        case model::FUTEX_OP_SET: x.v = arg; break;
+        case model::FUTEX_OP_ADD: x.v = old + arg; break;
+        case model::FUTEX_OP_OR: x.v = old | arg; break;
+        case model::FUTEX_OP_ANDN: x.v = old & ~arg; break;
+        case model::FUTEX_OP_XOR: x.v = old ^ arg; break;
+        default: ret = -model::ENOSYS_; break;
+        }
+        return 0;
+    });
+    *oval = static_cast<int>(old);
+    return ret;
+}
+
 void sim_env::wake_up_var(const void* var)
 {
     auto it = var_waiters_.find(var);

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "model/atomic.h"
+#include "model/env.h"
 #include "model/futex.h"
 #include "sim/cache.h"
 #include "sim/engine.h"
@@ -224,6 +225,33 @@ public:
     // Wake the task a futex_q belongs to (wake_up_q()).
     void wake_up_task(void* t) { eng_.wake(*static_cast<task*>(t), eng_.now()); }
 
+    // --- user memory: futex words, one per cache line ------------------------
+    static constexpr std::uint64_t user_memory_base = 0x7f0000000000ull;
+    // A new word, on its own line; returns its user address.
+    std::uint64_t alloc_user_word(std::uint32_t initial);
+    word<std::uint32_t>* user_word(std::uint64_t uaddr);  // nullptr if unmapped
+    int futex_get_value(std::uint64_t uaddr, std::uint32_t* out)
+    {
+        word<std::uint32_t>* w = user_word(uaddr);
+        if (!w)
+            return -model::EFAULT_;
+        *out = atomic_read(*w);
+        return 0;
+    }
+    int arch_futex_atomic_op_inuser(int op, int oparg, int* oval, std::uint64_t uaddr);
+    void* current_task() { return &eng_.current(); }
+    // schedule() in futex_do_wait(): sleep until woken or the timer fires. A
+    // wake that came after the q was queued is kept (wake_pending).
+    template <class Q>
+    model::sleep_end futex_sleep(Q* /*q*/, long timeout_ns)
+    {
+        task& self = eng_.current();
+        if (timeout_ns >= 0)
+            eng_.wake_on_timeout(self, eng_.now() + timeout_ns);
+        eng_.block();
+        return self.timed_out ? model::sleep_end::timeout : model::sleep_end::wakeup;
+    }
+
     void warn(const char* what) { warnings.emplace_back(what); }
     void trace(const model::trace_point& tp)
     {
@@ -285,6 +313,10 @@ private:
     rcu_sim& rcu_;
     std::unordered_map<const void*, std::vector<std::uint32_t>> var_waiters_;
     std::unordered_map<std::uint64_t, std::function<void()>> pending_frees_;
+    struct alignas(64) user_line {
+        word<std::uint32_t> w;
+    };
+    std::deque<user_line> user_memory_;
     std::uint64_t next_free_id_ = 0;
 };
 

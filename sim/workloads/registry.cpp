@@ -33,8 +33,7 @@ op_counter::op_counter(engine& e, double interval_ms, double seconds)
 
 void thread_exit(workload_context& ctx)
 {
-    const std::uint64_t tid_word = ctx.proc.alloc_futex_word();
-    ctx.proc.sys_futex_wake(tid_word, 1);
+    ctx.proc.thread_exit();
 }
 
 vtime ramp_gap(const run_options& opt, unsigned count)

@@ -92,3 +92,26 @@ TEST_CASE("the same seed gives the same schedule", "[engine][determinism]")
     };
     CHECK(run(3) == run(3));
 }
+
+TEST_CASE("a CPU going idle pulls a waiting task from a busy one", "[engine]")
+{
+    // Two CPUs, three busy tasks: one queues. When the task on the other CPU
+    // sleeps, that CPU takes the queued one instead of idling.
+    engine e(small_machine(2), 1);
+    std::vector<std::vector<unsigned>> seen(3);
+    for (int i = 0; i < 3; i++)
+        e.spawn("t", {0, 1}, [&e, &seen, i] {
+            for (int k = 0; k < 2000; k++) {
+                e.charge(1000);
+                auto& s = seen[static_cast<std::size_t>(i)];
+                if (s.empty() || s.back() != e.cpu())
+                    s.push_back(e.cpu());
+                if (i == 0 && k == 10)
+                    e.block();  // sleeps for good: its CPU must not stay idle
+            }
+        }, 0);
+    e.run_until(1'000'000);  // 1 ms: before any time-slice switch
+    // Tasks 1 and 2 both ran within the first millisecond.
+    CHECK_FALSE(seen[1].empty());
+    CHECK_FALSE(seen[2].empty());
+}

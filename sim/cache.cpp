@@ -176,6 +176,20 @@ void cache_model::serve(cache_line& l)
             l.owner = -1;
             l.sharers.add(cpu);
         }
+        // Once the line is shared, the reads queued right behind this one are
+        // answered together from the shared copy (the forwarding cache or the
+        // LLC), each after its own distance: reads do not serialize.
+        while (!l.waiters.empty() && !eng_.task_by_id(l.waiters.front()).op_is_write) {
+            task& r = eng_.task_by_id(l.waiters.front());
+            l.waiters.pop_front();
+            const unsigned rcpu = static_cast<unsigned>(r.cpu);
+            const double rlat = source_latency(l, rcpu, false);
+            r.op_fn(r.op_ctx);
+            ++l.accesses;
+            l.sharers.add(rcpu);
+            eng_.mix_trace((static_cast<std::uint64_t>(l.id) << 32) ^ (static_cast<std::uint64_t>(rcpu) << 1));
+            eng_.resume_after_service(r, now + static_cast<vtime>(rlat + m.local_hit_ns));
+        }
     }
     if (t.op_is_write && !l.spinners.empty())
         eng_.release_spinners(l, done);

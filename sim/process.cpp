@@ -72,6 +72,11 @@ void sim_process::user_store(std::uint64_t uaddr, std::uint32_t v)
     env_.atomic_set(*env_.user_word(uaddr), v);
 }
 
+void sim_process::user_add(std::uint64_t uaddr, std::uint32_t delta)
+{
+    env_.atomic_add_return(*env_.user_word(uaddr), delta);
+}
+
 // Entry and exit vary from call to call (branch and cache state, interrupts
 // masked or not): drawn from the seed, so runs differ by seed only.
 vtime sim_process::jittered(double ns)

@@ -52,6 +52,7 @@ public:
     // User-space loads and stores of a futex word (no system call).
     std::uint32_t user_load(std::uint64_t uaddr);
     void user_store(std::uint64_t uaddr, std::uint32_t v);
+    void user_add(std::uint64_t uaddr, std::uint32_t delta);  // lock xadd
 
     // --- system calls, run on the calling task ------------------------------
     void sys_enter();

@@ -10,6 +10,7 @@ const std::vector<workload_def>& workloads()
 {
     static const std::vector<workload_def> all = {
         wake_nowaiters_workload(),
+        producer_consumer_workload(),
     };
     return all;
 }

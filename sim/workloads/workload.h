@@ -61,5 +61,6 @@ const workload_def& find_workload(const std::string& name);  // throws std::inva
 vtime ramp_gap(const run_options& opt, unsigned count);
 
 workload_def wake_nowaiters_workload();
+workload_def producer_consumer_workload();
 
 }  // namespace futexsim::sim

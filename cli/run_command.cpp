@@ -8,6 +8,7 @@
 #include <stdexcept>
 
 #include "cli/commands.h"
+#include "model/core.h"
 #include "sim/machine.h"
 #include "sim/report.h"
 #include "sim/run.h"
@@ -22,6 +23,7 @@ struct run_args {
     std::string machine_file;
     std::string workload = "wake-nowaiters";
     std::string policy = "stock";
+    bool precheck = false;
     unsigned threads = 96;
     double seconds = 1.0;
     std::optional<unsigned> presize;
@@ -54,12 +56,13 @@ int run(const run_args& a)
     } catch (const std::invalid_argument& e) {
         throw usage_error(e.what());
     }
-    if (a.policy != "stock")
-        throw usage_error(fmt::format("unknown policy '{}' (valid: stock)", a.policy));
+    if (!model::pivot_policy_id(a.policy))
+        throw usage_error(fmt::format("unknown policy '{}' (valid: {})", a.policy, model::pivot_policy_names()));
     if (a.presize && (*a.presize < 2 || (*a.presize & (*a.presize - 1))))
         throw usage_error(fmt::format("--presize {}: slots must be a power of two >= 2 (use --global-hash for 0)", *a.presize));
     opt.workload = a.workload;
     opt.policy = a.policy;
+    opt.precheck = a.precheck;
     opt.threads = a.threads;
     opt.seconds = a.seconds;
     opt.presize = a.presize;
@@ -94,7 +97,11 @@ void register_run(CLI::App& app)
     for (const auto& w : sim::workloads())
         wnames.push_back(w.name);
     sub->add_option("--workload", a->workload, "Workload: " + joined(wnames))->capture_default_str();
-    sub->add_option("--policy", a->policy, "Pivot policy: stock")->capture_default_str();
+    sub->add_option("--policy", a->policy,
+                    "Pivot policy: " + model::pivot_policy_names() + " (docs/policies.md)")
+        ->capture_default_str();
+    sub->add_flag("--precheck", a->precheck,
+                  "futex_wait_setup() reads the futex word before locking the bucket (any policy)");
     sub->add_option("--threads", a->threads, "Worker threads, created back to back (at most 4096)")
         ->check(CLI::Range(1u, 4096u))
         ->capture_default_str();

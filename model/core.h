@@ -16,6 +16,7 @@
 #include "model/atomic.h"
 #include "model/futex.h"
 #include "model/jhash.h"
+#include "model/policies/policy.h"
 
 namespace futexsim::model {
 
@@ -86,8 +87,10 @@ bool futex_private_hash_get(private_hash<Env>* fph)
 template <class Env>
 void futex_private_hash_put(private_hash<Env>* fph)
 {
-    if (futex_ref_put(fph))
+    if (futex_ref_put(fph)) {
         fph->mm->env->wake_up_var(fph->mm);
+        policy_ref_dead(fph->mm);  // policy hook: the count drained (last put)
+    }
 }
 
 // futex_hash_get(): an additional reference on an already referenced hash.
@@ -190,6 +193,7 @@ bool __futex_pivot_hash(mm_struct<Env>* mm, private_hash<Env>* new_)
         env.smp_store_release(mm->futex_phash, new_);  // rcu_assign_pointer()
     }
     env.trace({trace_kind::pivot_install, fph_slots(new_), new_->custom ? 1 : 0});
+    policy_pivot_installed(mm, new_);  // policy hook: the pivot completed
     if (fph)
         env.kvfree_rcu(fph);
     return true;
@@ -322,6 +326,7 @@ void __futex_ref_atomic_end(private_hash<Env>* fph)
     if (!ret) {
         env.trace({trace_kind::ref_dead, fph_slots(fph), 0});
         env.wake_up_var(mm);
+        policy_ref_dead(mm);  // policy hook: the count drained (at the fold)
     }
 
     WARN_ON_ONCE(env, ret < 0, "atomic_end: negative count");
@@ -557,8 +562,11 @@ int futex_hash_allocate(mm_struct<Env>* mm, unsigned int hash_slots, unsigned in
 
         // On failure this parks new_ in futex_phash_new, and the next
         // futex_private_hash_get() that fails will try again.
-        if (new_ && !__futex_pivot_hash(mm, new_) && custom)
-            continue;
+        if (new_ && !__futex_pivot_hash(mm, new_)) {
+            policy_pivot_parked(mm);  // policy hook: a pivot is requested, new_ parked
+            if (custom)
+                continue;
+        }
         return 0;
     }
 }
@@ -636,3 +644,6 @@ void futex_init(Env& env, futex_data<Env>& data)
 }
 
 }  // namespace futexsim::model
+
+// The pivot policies' hooks, after every function they may call.
+#include "model/policies/registry.h"

@@ -78,6 +78,11 @@ concept futex_env = requires(E& env, const E& cenv, typename E::template word<lo
     { env.get_state_synchronize_rcu() } -> std::same_as<unsigned long>;
     { env.poll_state_synchronize_rcu(cookie) } -> std::same_as<bool>;
     env.call_rcu_hurry(head, cb);
+    // synchronize_rcu(): block the caller until a full grace period has
+    // passed. Not used by v6.17's futex code: rcu_sync_enter() needs it (the
+    // rwsem-gate policy, model/policies/rwsem_gate.h). Called with no lock
+    // held and outside any RCU read-side section.
+    env.synchronize_rcu();
 
     // sleeping locks, spinlocks and var waits
     env.mutex_lock(mtx);
@@ -85,6 +90,11 @@ concept futex_env = requires(E& env, const E& cenv, typename E::template word<lo
     env.spin_lock(spin);
     env.spin_unlock(spin);
     env.wake_up_var(var);
+    // wait_var_event(var, cond) (a template, so not in this list): sleep
+    // uninterruptibly until cond() holds, re-checking after each
+    // wake_up_var(var). Policies also wait on addresses inside the mm (the
+    // gate, its `block` word, its rcu_sync), each woken by its own
+    // wake_up_var().
     env.wake_up_task(task);  // wake_up_q(): a futex_q's waiter was unqueued
 
     // observation only: a tracepoint never changes what the model does

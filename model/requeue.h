@@ -63,6 +63,7 @@ int futex_requeue(mm_struct<Env>* mm, std::uint64_t uaddr1, std::uint64_t uaddr2
     if (ret)
         return ret;
 
+    policy_op_guard<Env> policy(mm, futex_op::requeue);  // policy hook: before the hash references
     for (;;) {  // retry_private
         hb_ref<Env> ref1(mm, key1);
         hb_ref<Env> ref2(mm, key2);

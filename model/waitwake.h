@@ -223,6 +223,7 @@ int futex_wake(mm_struct<Env>* mm, std::uint64_t uaddr, int nr_wake, unsigned bi
     if (ret)
         return ret;
 
+    policy_op_guard<Env> policy(mm, futex_op::wake);  // policy hook: before the hash reference
     futex_hash_bucket<Env>* hb = futex_hash(mm, key);  // CLASS(hb, hb)(&key)
     if (!futex_hb_waiters_pending(env, hb)) {
         futex_hash_put(hb);
@@ -309,6 +310,7 @@ int futex_wake_op(mm_struct<Env>* mm, std::uint64_t uaddr1, std::uint64_t uaddr2
     if (ret)
         return ret;
 
+    policy_op_guard<Env> policy(mm, futex_op::wake_op);  // policy hook: before the hash references
     for (;;) {  // retry_private
         hb_ref<Env> ref1(mm, key1);
         hb_ref<Env> ref2(mm, key2);
@@ -369,6 +371,11 @@ sleep_end futex_do_wait(Env& env, futex_q<Env>* q, long timeout_ns)
 // futex_wait_setup(): look the bucket up (a hash reference for this scope
 // only), count the waiter, lock, read the futex word; queue q if it still
 // holds val, else -EWOULDBLOCK. Returns with no lock and no reference held.
+//
+// With mm->futex_precheck (the mismatch-precheck patch, not in v6.17) the
+// word is read first, with no hash reference and no bucket lock, and a
+// mismatch returns -EWOULDBLOCK at once. A fault falls through to the
+// locked path, which handles it as v6.17 does.
 template <class Env>
 int futex_wait_setup(mm_struct<Env>* mm, std::uint64_t uaddr, std::uint32_t val, futex_q<Env>* q,
                      const futex_key* key2, void* task)
@@ -378,6 +385,15 @@ int futex_wait_setup(mm_struct<Env>* mm, std::uint64_t uaddr, std::uint32_t val,
     int ret = get_futex_key(mm, uaddr, &q->key);
     if (ret)
         return ret;
+
+    policy_op_guard<Env> policy(mm, futex_op::wait);  // policy hook: before the hash reference
+    if (mm->futex_precheck) {
+        // The precheck: an unlocked read, so a mismatch costs no reference
+        // and no bucket lock. A match proves nothing yet: the locked read
+        // below decides, ordered against wakers by the waiters count.
+        if (!env.futex_get_value(uaddr, &uval) && uval != val)
+            return -EWOULDBLOCK_;
+    }
 
     for (;;) {  // retry_private
         hb_ref<Env> ref(mm, q->key);

@@ -14,6 +14,8 @@ std::string human_line(const run_result& r)
     if (r.pivot_pending_at_end)
         line += fmt::format(" pending={:.0f}ms", r.pending_ms_at_end);
     line += fmt::format(" gp={:.1f}ms seed={}", r.mean_gp_ms, r.seed);
+    if (r.policy != "stock" || r.precheck)
+        line += fmt::format(" policy={}{}", r.policy, r.precheck ? "+precheck" : "");
     for (const auto& w : r.warnings)
         line += fmt::format(" WARNING({})", w);
     return line;
@@ -24,6 +26,7 @@ std::string json_line(const run_result& r)
     nlohmann::ordered_json j;
     j["machine"] = r.machine;
     j["policy"] = r.policy;
+    j["precheck"] = r.precheck;
     j["workload"] = r.workload;
     j["threads"] = r.threads;
     j["seconds"] = r.seconds;

@@ -34,7 +34,14 @@ run_result simulate(const run_options& opt)
     if (!(opt.seconds > 0))
         throw std::invalid_argument("--seconds must be positive");
 
+    const auto policy_id = model::pivot_policy_id(opt.policy);
+    if (!policy_id)
+        throw std::invalid_argument("unknown policy '" + opt.policy + "' (valid: " +
+                                    model::pivot_policy_names() + ")");
+
     sim_process proc(opt.mach, opt.seed);
+    model::futex_set_pivot_policy(&proc.mm(), *policy_id);
+    proc.mm().futex_precheck = opt.precheck;
     engine& eng = proc.eng();
     op_counter ops(eng, opt.interval_ms, opt.seconds);
 
@@ -47,6 +54,7 @@ run_result simulate(const run_options& opt)
     run_result r;
     r.machine = opt.mach.name;
     r.policy = opt.policy;
+    r.precheck = opt.precheck;
     r.workload = opt.workload;
     r.threads = opt.threads;
     r.seconds = opt.seconds;

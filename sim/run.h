@@ -14,6 +14,7 @@ struct run_options {
     machine mach;
     std::string workload = "wake-nowaiters";
     std::string policy = "stock";
+    bool precheck = false;                 // futex_wait_setup() reads the word before locking
     unsigned threads = 96;
     double seconds = 1.0;                  // virtual seconds
     std::optional<unsigned> presize;       // prctl(SET_SLOTS, n) before any thread
@@ -29,6 +30,7 @@ struct run_options {
 // 10 grace periods. "never": every pivot completed within 10 grace periods.
 struct run_result {
     std::string machine, policy, workload;
+    bool precheck = false;
     unsigned threads = 0;
     double seconds = 0;
     std::uint64_t seed = 0;

@@ -176,6 +176,19 @@ public:
         head->func = func;
         rcu_.call_rcu(eng_.cpu(), [head] { head->func(head); });
     }
+    // synchronize_rcu(): queue a callback that wakes this task, sleep until
+    // it has run.
+    void synchronize_rcu()
+    {
+        task& self = eng_.current();
+        bool done = false;
+        rcu_.call_rcu(eng_.cpu(), [this, &self, &done] {
+            done = true;
+            eng_.wake(self, eng_.now());
+        });
+        while (!done)
+            eng_.block();
+    }
     template <class T>
     void kvfree(T* p)
     {

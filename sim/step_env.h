@@ -109,6 +109,18 @@ public:
     void clear_trace() { trace_.clear(); }
     std::function<void(const model::trace_point&)> on_trace;
     unsigned wake_ups() const { return wake_ups_; }
+    // spin_lock() calls so far (bucket locks, mostly).
+    unsigned long spin_locks() const { return spin_locks_; }
+    // What the innermost wait_var_event() in progress waits on (an mm, a
+    // policy's gate word, or this env for synchronize_rcu()), nullptr if none:
+    // for an on_block() hook to tell who is blocked.
+    const void* blocked_on() const { return blocked_on_.empty() ? nullptr : blocked_on_.back(); }
+    // Times a wait_var_event() condition was false and on_block() was asked.
+    unsigned long blocks() const { return blocks_; }
+    unsigned long synchronize_rcu_calls() const { return synchronize_rcu_calls_; }
+    // Writes and read-modify-writes of shared words (`word<T>`) so far: what
+    // would move a cache line between CPUs. Per-CPU counters are not words.
+    unsigned long shared_writes() const { return shared_writes_; }
     const std::vector<std::string>& warnings() const { return warnings_; }
 
     // --- the model's environment interface ----------------------------
@@ -123,14 +135,23 @@ public:
     template <class T>
     T atomic_read(const word<T>& w) const { return w.v; }
     template <class T, class U>
-    void atomic_set(word<T>& w, U v) { w.v = static_cast<T>(v); }
+    void atomic_set(word<T>& w, U v)
+    {
+        ++shared_writes_;
+        w.v = static_cast<T>(v);
+    }
     template <class T>
     T smp_load_acquire(const word<T>& w) const { return w.v; }
     template <class T, class U>
-    void smp_store_release(word<T>& w, U v) { w.v = static_cast<T>(v); }
+    void smp_store_release(word<T>& w, U v)
+    {
+        ++shared_writes_;
+        w.v = static_cast<T>(v);
+    }
     template <class T>
     bool atomic_try_cmpxchg(word<T>& w, T& old, T new_)
     {
+        ++shared_writes_;  // a failed lock cmpxchg takes the line too
         if (w.v == old) {
             w.v = new_;
             return true;
@@ -141,15 +162,24 @@ public:
     template <class T>
     T atomic_add_return(word<T>& w, T delta)
     {
+        ++shared_writes_;
         w.v = model::wrapping_add(w.v, delta);
         return w.v;
     }
     template <class T>
     bool atomic_dec_and_test(word<T>& w) { return atomic_add_return(w, T{-1}) == 0; }
     template <class T>
-    void atomic_inc(word<T>& w) { ++w.v; }
+    void atomic_inc(word<T>& w)
+    {
+        ++shared_writes_;
+        ++w.v;
+    }
     template <class T>
-    void atomic_dec(word<T>& w) { --w.v; }
+    void atomic_dec(word<T>& w)
+    {
+        ++shared_writes_;
+        --w.v;
+    }
 
     void smp_mb() {}
 
@@ -184,6 +214,7 @@ public:
     void mutex_unlock(mutex_t& m) { m.locked = false; }
     void spin_lock(spinlock_t& l)
     {
+        ++spin_locks_;
         if (l.locked)
             throw step_deadlock("step_env: spinlock already held");
         l.locked = true;
@@ -191,12 +222,27 @@ public:
     void spin_unlock(spinlock_t& l) { l.locked = false; }
 
     template <class Cond>
-    void wait_var_event(const void* /*var*/, Cond cond)
+    void wait_var_event(const void* var, Cond cond)
     {
+        blocked_on_.push_back(var);
         for (int steps = 0; !cond(); steps++) {
-            if (steps > 1000 || !on_block_ || !on_block_())
+            ++blocks_;
+            if (steps > 1000 || !on_block_ || !on_block_()) {
+                blocked_on_.pop_back();
                 throw step_deadlock("step_env: wait_var_event can never be satisfied");
+            }
         }
+        blocked_on_.pop_back();
+    }
+    // synchronize_rcu(): a wait_var_event() on the environment itself that
+    // the on_block() hook satisfies by ending a grace period.
+    void synchronize_rcu()
+    {
+        if (rcu_nesting_ != 0)
+            throw step_deadlock("step_env: synchronize_rcu() inside an RCU read-side section");
+        ++synchronize_rcu_calls_;
+        const unsigned long cookie = completed_ + 1;
+        wait_var_event(this, [this, cookie] { return poll_state_synchronize_rcu(cookie); });
     }
     void wake_up_var(const void* /*var*/) { ++wake_ups_; }
     void wake_up_task(void* t) { woken_tasks_.push_back(t); }
@@ -313,6 +359,11 @@ private:
     int rcu_nesting_ = 0;
     unsigned long completed_ = 0;
     unsigned wake_ups_ = 0;
+    unsigned long spin_locks_ = 0;
+    unsigned long shared_writes_ = 0;
+    unsigned long blocks_ = 0;
+    unsigned long synchronize_rcu_calls_ = 0;
+    std::vector<const void*> blocked_on_;
     std::vector<callback> callbacks_;
     std::vector<deferred_free> frees_;
     std::vector<model::trace_point> trace_;

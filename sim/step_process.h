@@ -2,6 +2,9 @@
 // thread count clone() maintains. What tests and the scripted demo drive.
 #pragma once
 
+#include <optional>
+#include <string_view>
+
 #include "model/core.h"
 #include "model/fork.h"
 #include "model/requeue.h"
@@ -33,6 +36,13 @@ struct step_process {
         const int ret = model::copy_process_futex(&mm, CLONE_VM | CLONE_THREAD);
         env.set_nr_threads(env.get_nr_threads() + 1);
         return ret;
+    }
+    // Select a pivot policy by name (model/policies/registry.h): 0, or
+    // -EINVAL for a name not registered.
+    int set_policy(std::string_view name)
+    {
+        const std::optional<int> id = model::pivot_policy_id(name);
+        return id ? model::futex_set_pivot_policy(&mm, *id) : -model::EINVAL_;
     }
     int set_slots(unsigned long slots)
     {

@@ -1,0 +1,46 @@
+// stock: Linux v6.17 as released. Every hook does nothing; the other
+// policies derive from this one and hide only the hooks they change.
+//
+// Like every file in model/policies/, this is included from
+// model/policies/registry.h at the end of model/core.h: include model/core.h,
+// not this file.
+#pragma once
+
+#include <string_view>
+
+#include "model/policies/policy.h"
+
+namespace futexsim::model {
+
+struct stock_policy {
+    static constexpr std::string_view name = "stock";
+    static constexpr std::string_view summary = "Linux v6.17: no change";
+
+    // mm->futex_policy was just set to this policy: set up its per-mm state.
+    template <class Env>
+    static void mm_init(mm_struct<Env>* /*mm*/)
+    {
+    }
+    template <class Env>
+    static void futex_op_begin(mm_struct<Env>* /*mm*/, futex_op /*op*/)
+    {
+    }
+    template <class Env>
+    static void futex_op_end(mm_struct<Env>* /*mm*/, futex_op /*op*/)
+    {
+    }
+    template <class Env>
+    static void pivot_parked(mm_struct<Env>* /*mm*/)
+    {
+    }
+    template <class Env>
+    static void ref_dead(mm_struct<Env>* /*mm*/)
+    {
+    }
+    template <class Env>
+    static void pivot_installed(mm_struct<Env>* /*mm*/, private_hash<Env>* /*new_*/)
+    {
+    }
+};
+
+}  // namespace futexsim::model

@@ -1,0 +1,44 @@
+// wait-for-new: the maintainer's draft (docs/policies.md). At the start of
+// futex_wake(), futex_wake_op() and futex_wait(), a caller that sees a new
+// hash parked in futex_phash_new sleeps, uninterruptibly, until
+// futex_pivot_pending() says the pivot can proceed: new callers stop taking
+// references, so the count drains, and the first caller to get a reference
+// after the wait fails futex_ref_get() on the dead hash and pivots.
+//
+// Faithfully, the draft does not gate futex_requeue() (nor the PI paths the
+// model leaves out): that is how it breaks the futex_requeue and
+// futex_requeue_pi selftests.
+//
+// Difference of placement: the draft's check sits in futex_wait(), before
+// __futex_wait()'s retry label; here it runs from futex_wait_setup(), the
+// wait's reference scope, so it is also made after a spurious wakeup. The
+// first pass is the same point: nothing takes a reference before it.
+#pragma once
+
+#include <string_view>
+
+#include "model/policies/stock.h"
+
+namespace futexsim::model {
+
+struct wait_for_new_policy : stock_policy {
+    static constexpr std::string_view name = "wait-for-new";
+    static constexpr std::string_view summary =
+        "maintainer's draft: wake, wake_op and wait sleep while a new hash is parked";
+
+    template <class Env>
+    static void futex_op_begin(mm_struct<Env>* mm, futex_op op)
+    {
+        // Requeue is not gated: the draft's bug, kept.
+        if (op == futex_op::requeue)
+            return;
+        // READ_ONCE(mm->futex_phash_new): on the line of futex_phash, which
+        // every operation reads anyway.
+        if (!mm->futex_phash_new) [[likely]]
+            return;
+        // TASK_UNINTERRUPTIBLE; the drain's wake_up_var(mm) wakes us.
+        mm->env->wait_var_event(mm, [mm] { return futex_pivot_pending(mm); });
+    }
+};
+
+}  // namespace futexsim::model

@@ -99,6 +99,15 @@ void sim_process::sys_exit()
     eng_.charge(jittered(eng_.mach().syscall_exit_ns));
 }
 
+void sim_process::sys_nanosleep(vtime ns)
+{
+    sys_enter();
+    task& self = eng_.current();
+    eng_.wake_on_timeout(self, eng_.now() + ns);
+    eng_.block();
+    sys_exit();
+}
+
 void sim_process::user_work(vtime ns)
 {
     eng_.charge(ns);

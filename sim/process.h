@@ -73,6 +73,8 @@ public:
     // pthread_join() of every thread created so far, in creation order:
     // glibc waits on each thread's tid word until the kernel clears it.
     void join_all();
+    // nanosleep(): the task sleeps for `ns`.
+    void sys_nanosleep(vtime ns);
     // Charge user-mode work to the calling task.
     void user_work(vtime ns);
 

@@ -1,0 +1,56 @@
+#include "sim/scenarios/selftests.h"
+
+#include <climits>
+#include <numeric>
+#include <stdexcept>
+#include <vector>
+
+#include "model/core.h"
+#include "sim/process.h"
+
+namespace futexsim::sim {
+
+namespace {
+constexpr long waiter_timeout_ns = 30'000'000;  // the selftest's 30 ms
+constexpr vtime wake_wait_ns = 10'000'000;      // WAKE_WAIT_US: 10 ms
+}  // namespace
+
+selftest_result run_futex_requeue(const machine& m, const std::string& policy, unsigned waiters,
+                                  std::uint64_t seed)
+{
+    const auto id = model::pivot_policy_id(policy);
+    if (!id)
+        throw std::invalid_argument("unknown policy '" + policy + "'");
+    sim_process proc(m, seed);
+    model::futex_set_pivot_policy(&proc.mm(), *id);
+    engine& eng = proc.eng();
+    std::vector<unsigned> cpus(m.num_cpus());
+    std::iota(cpus.begin(), cpus.end(), 0u);
+
+    selftest_result r;
+    r.expected_requeued = static_cast<int>(waiters);
+    r.expected_woken = waiters == 1 ? 1 : static_cast<int>(waiters) - 3;
+    const std::uint64_t f1 = proc.alloc_futex_word(0);
+    const std::uint64_t f2 = proc.alloc_futex_word(0);
+
+    eng.spawn("main", cpus, [&] {
+        for (unsigned i = 0; i < waiters; i++)
+            proc.sys_clone("waiter", cpus, [&] {
+                proc.sys_futex_wait(f1, 0, waiter_timeout_ns);
+                proc.thread_exit();
+            });
+        proc.sys_nanosleep(wake_wait_ns);
+        if (waiters == 1) {
+            r.requeued = proc.sys_futex_cmp_requeue(f1, f2, 0, 1, 0);
+            r.woken = proc.sys_futex_wake(f2, 1);
+        } else {
+            r.requeued = proc.sys_futex_cmp_requeue(f1, f2, 3, 7, 0);
+            r.woken = proc.sys_futex_wake(f2, INT_MAX);
+        }
+        proc.join_all();
+    }, 0);
+    eng.run_until(2'000'000'000);
+    return r;
+}
+
+}  // namespace futexsim::sim

@@ -1,6 +1,8 @@
 // `futexsim run`: simulate a workload on a machine preset, one line per run.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <sstream>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -34,6 +36,10 @@ struct run_args {
     unsigned runs = 1;
     double interval_ms = 10;
     bool json = false;
+    unsigned locks = 1;
+    std::string unlock = "store_wake";
+    std::string mix = "88.6/9.5/1.9";
+    std::vector<std::string> given_flags;  // workload-specific flags on the command line
 };
 
 std::string joined(const std::vector<std::string>& names)
@@ -48,6 +54,10 @@ int run(const run_args& a)
 {
     sim::run_options opt;
     try {
+        const auto& wl = sim::find_workload(a.workload);
+        for (const auto& flag : a.given_flags)
+            if (std::find(wl.flags.begin(), wl.flags.end(), flag) == wl.flags.end())
+                throw usage_error(fmt::format("{} does not apply to workload '{}'", flag, a.workload));
         opt.mach = a.machine_file.empty() ? sim::load_machine_preset(a.machine)
                                           : sim::load_machine_file(a.machine_file);
         sim::find_workload(a.workload);
@@ -69,6 +79,19 @@ int run(const run_args& a)
     opt.global_hash = a.global_hash;
     opt.ramp_ms = a.ramp_ms;
     opt.interval_ms = a.interval_ms;
+    opt.locks = a.locks;
+    opt.unlock = a.unlock;
+    {
+        double w = 0, t = 0, m = 0;
+        char s1 = 0, s2 = 0;
+        std::istringstream in(a.mix);
+        if (!(in >> w >> s1 >> t >> s2 >> m) || s1 != '/' || s2 != '/' || !in.eof() || w < 0 ||
+            t < 0 || m < 0 || w + t + m <= 0)
+            throw usage_error(fmt::format("--mix '{}': expected WOKEN/TIMEOUT/MISMATCH, e.g. 88.6/9.5/1.9", a.mix));
+        opt.mix_woken = w;
+        opt.mix_timeout = t;
+        opt.mix_mismatch = m;
+    }
 
     for (unsigned i = 0; i < a.runs; i++) {
         opt.seed = a.seed + i;
@@ -126,6 +149,25 @@ void register_run(CLI::App& app)
         ->check(CLI::Range(0.1, 10000.0))
         ->capture_default_str();
     sub->add_flag("--json", a->json, "One JSON object per line instead of the human line");
+    auto* locks = sub->add_option("--locks", a->locks, "mutex: number of locks the threads share")
+                      ->check(CLI::Range(1u, 4096u))
+                      ->capture_default_str();
+    auto* unlock = sub->add_option("--unlock", a->unlock,
+                                   "mutex: store_wake (always FUTEX_WAKE) or xchg (wake only if contended)")
+                       ->check(CLI::IsMember({"store_wake", "xchg"}))
+                       ->capture_default_str();
+    auto* mix = sub->add_option("--mix", a->mix,
+                                "mixed-wait: shares of waits woken/timed out/mismatched")
+                    ->capture_default_str();
+    sub->parse_complete_callback([a, locks, unlock, mix] {
+        a->given_flags.clear();
+        if (mix->count())
+            a->given_flags.push_back("--mix");
+        if (locks->count())
+            a->given_flags.push_back("--locks");
+        if (unlock->count())
+            a->given_flags.push_back("--unlock");
+    });
     sub->footer(
         "Each run prints: threads, slots before any thread / after --presize / after the\n"
         "threads were joined, virtual seconds, throughput, and the model's view: outcome\n"

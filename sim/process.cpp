@@ -72,6 +72,16 @@ void sim_process::user_store(std::uint64_t uaddr, std::uint32_t v)
     env_.atomic_set(*env_.user_word(uaddr), v);
 }
 
+bool sim_process::user_cmpxchg(std::uint64_t uaddr, std::uint32_t old, std::uint32_t new_)
+{
+    return env_.atomic_try_cmpxchg(*env_.user_word(uaddr), old, new_);
+}
+
+std::uint32_t sim_process::user_xchg(std::uint64_t uaddr, std::uint32_t v)
+{
+    return env_.atomic_xchg(*env_.user_word(uaddr), v);
+}
+
 void sim_process::user_add(std::uint64_t uaddr, std::uint32_t delta)
 {
     env_.atomic_add_return(*env_.user_word(uaddr), delta);

@@ -53,6 +53,8 @@ public:
     std::uint32_t user_load(std::uint64_t uaddr);
     void user_store(std::uint64_t uaddr, std::uint32_t v);
     void user_add(std::uint64_t uaddr, std::uint32_t delta);  // lock xadd
+    bool user_cmpxchg(std::uint64_t uaddr, std::uint32_t old, std::uint32_t new_);
+    std::uint32_t user_xchg(std::uint64_t uaddr, std::uint32_t v);
 
     // --- system calls, run on the calling task ------------------------------
     void sys_enter();

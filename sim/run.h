@@ -21,6 +21,9 @@ struct run_options {
     bool global_hash = false;              // prctl(SET_SLOTS, 0) before any thread
     std::vector<unsigned> cpus;            // affinity of every thread; empty: all
     double ramp_ms = 0;                    // spread thread creation over this long
+    unsigned locks = 1;                    // mutex: how many locks
+    std::string unlock = "store_wake";     // mutex: store_wake | xchg
+    double mix_woken = 88.6, mix_timeout = 9.5, mix_mismatch = 1.9;  // mixed-wait, percent
     std::uint64_t seed = 1;
     double interval_ms = 10;               // per-interval throughput bins
 };

@@ -110,6 +110,16 @@ public:
             return x.v;
         });
     }
+    // xchg: one locked RMW.
+    template <class T>
+    T atomic_xchg(word<T>& w, T v)
+    {
+        return access(w, true, [v](word<T>& x) {
+            const T old = x.v;
+            x.v = v;
+            return old;
+        });
+    }
     template <class T>
     bool atomic_dec_and_test(word<T>& w)
     {

@@ -11,6 +11,9 @@ const std::vector<workload_def>& workloads()
     static const std::vector<workload_def> all = {
         wake_nowaiters_workload(),
         producer_consumer_workload(),
+        hash_bench_workload(),
+        mutex_workload(),
+        mixed_wait_workload(),
     };
     return all;
 }

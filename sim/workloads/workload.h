@@ -52,6 +52,8 @@ struct workload_def {
     std::string description;
     // The process's main thread. Returns after creating the workers.
     std::function<void(workload_context&)> main;
+    // Workload-specific command-line flags it accepts (others are refused).
+    std::vector<std::string> flags;
 };
 
 const std::vector<workload_def>& workloads();
@@ -62,5 +64,8 @@ vtime ramp_gap(const run_options& opt, unsigned count);
 
 workload_def wake_nowaiters_workload();
 workload_def producer_consumer_workload();
+workload_def hash_bench_workload();
+workload_def mutex_workload();
+workload_def mixed_wait_workload();
 
 }  // namespace futexsim::sim

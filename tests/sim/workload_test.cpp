@@ -28,3 +28,43 @@ TEST_CASE("an unknown workload is refused with the valid names", "[workload]")
     o.workload = "nope";
     CHECK_THROWS_WITH(simulate(o), Catch::Contains("valid: wake-nowaiters, producer-consumer"));
 }
+
+namespace {
+run_result small(const std::string& workload, bool precheck, const std::string& unlock = "store_wake")
+{
+    run_options o;
+    o.mach = load_machine_preset("xeon-6975p-snc3");
+    o.workload = workload;
+    o.threads = 8;
+    o.seconds = 0.005;
+    o.cpus = parse_cpu_list("0-7", o.mach.num_cpus());
+    o.presize = 64;
+    o.precheck = precheck;
+    o.locks = 2;
+    o.unlock = unlock;
+    return simulate(o);
+}
+}  // namespace
+
+TEST_CASE("hash-bench: the precheck skips the bucket lock of every mismatched wait", "[workload]")
+{
+    const run_result plain = small("hash-bench", false);
+    const run_result pre = small("hash-bench", true);
+    INFO("hash-bench " << plain.mops << " -> " << pre.mops << " Mops/s");
+    CHECK(pre.mops > 2 * plain.mops);
+}
+
+TEST_CASE("mutex and mixed-wait run under both unlock styles and the precheck", "[workload]")
+{
+    for (const char* unlock : {"store_wake", "xchg"}) {
+        const run_result r = small("mutex", false, unlock);
+        INFO(unlock);
+        CHECK(r.ops > 100);
+        CHECK(r.warnings.empty());
+    }
+    const run_result plain = small("mixed-wait", false);
+    const run_result pre = small("mixed-wait", true);
+    CHECK(plain.ops > 100);
+    // Only the few mismatched waits gain: far less than hash-bench.
+    CHECK(pre.mops < 1.5 * plain.mops);
+}

@@ -1,0 +1,64 @@
+// A glibc-style futex mutex (lll_lock/lll_unlock): T threads over L locks.
+// lock: cmpxchg 0 -> 1; on contention, xchg in 2 and FUTEX_WAIT(lock, 2)
+// until the xchg returns 0. unlock: `store_wake` stores 0 and always calls
+// FUTEX_WAKE; `xchg` swaps in 0 and wakes only if the old value was 2
+// (someone may be waiting). Each thread takes lock i % L, spends a short
+// critical section, releases it and works outside a while.
+#include <fmt/format.h>
+
+#include "sim/workloads/workload.h"
+
+namespace futexsim::sim {
+
+namespace {
+constexpr vtime critical_section_ns = 100;
+constexpr vtime outside_ns = 200;
+
+void lll_lock(workload_context& ctx, std::uint64_t lock)
+{
+    if (ctx.proc.user_cmpxchg(lock, 0, 1))
+        return;
+    while (ctx.proc.user_xchg(lock, 2) != 0)
+        ctx.proc.sys_futex_wait(lock, 2);
+}
+
+void lll_unlock(workload_context& ctx, std::uint64_t lock)
+{
+    if (ctx.opt.unlock == "xchg") {
+        if (ctx.proc.user_xchg(lock, 0) == 2)
+            ctx.proc.sys_futex_wake(lock, 1);
+        return;
+    }
+    ctx.proc.user_store(lock, 0);  // store_wake
+    ctx.proc.sys_futex_wake(lock, 1);
+}
+}  // namespace
+
+workload_def mutex_workload()
+{
+    workload_def w;
+    w.name = "mutex";
+    w.description = "glibc-style futex mutexes: --locks L, --unlock store_wake|xchg";
+    w.flags = {"--locks", "--unlock"};
+    w.main = [](workload_context& ctx) {
+        auto locks = std::make_shared<std::vector<std::uint64_t>>();
+        for (unsigned i = 0; i < ctx.opt.locks; i++)
+            locks->push_back(ctx.proc.alloc_futex_word(0));
+        for (unsigned i = 0; i < ctx.opt.threads; i++) {
+            const std::uint64_t lock = (*locks)[i % locks->size()];
+            ctx.proc.sys_clone(fmt::format("locker/{}", i), ctx.cpus, [&ctx, lock] {
+                while (!ctx.stopping) {
+                    lll_lock(ctx, lock);
+                    ctx.proc.user_work(critical_section_ns);
+                    lll_unlock(ctx, lock);
+                    ctx.ops.count();
+                    ctx.proc.user_work(outside_ns);
+                }
+                thread_exit(ctx);
+            });
+        }
+    };
+    return w;
+}
+
+}  // namespace futexsim::sim

@@ -76,7 +76,6 @@ public:
     // model's alignas(64) decisions carry over).
     cache_line& line_for(const void* addr);
     cache_line& line_by_id(std::uint32_t id) { return lines_[id]; }
-    std::size_t num_lines() const { return lines_.size(); }
 
     // Whether `cpu` may do this access without any coherence traffic.
     bool read_hit(const cache_line& l, unsigned cpu) const;

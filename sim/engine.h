@@ -83,6 +83,7 @@ public:
 
     const machine& mach() const { return machine_; }
     vtime now() const { return now_; }
+    vtime lookahead() const { return cfg_.lookahead_ns; }
     vtime tick_ns() const { return tick_ns_; }
     rng64& rng() { return rng_; }
     void set_rcu(rcu_sim* r) { rcu_ = r; }

@@ -202,10 +202,5 @@ task& sim_process::sys_clone(std::string name, std::vector<unsigned> allowed, st
     return child;
 }
 
-int sim_process::peek_slots()
-{
-    auto* fph = mm_.futex_phash.v;
-    return fph && fph->hash_mask ? static_cast<int>(fph->hash_mask + 1) : 0;
-}
 
 }  // namespace futexsim::sim

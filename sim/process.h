@@ -80,9 +80,6 @@ public:
     // Charge user-mode work to the calling task.
     void user_work(vtime ns);
 
-    // Slots the model reports (PR_FUTEX_HASH_GET_SLOTS) without a syscall.
-    int peek_slots();
-    bool pivot_pending_now() const { return stats_.pending; }
 
 private:
     void on_trace(const model::trace_point& tp);

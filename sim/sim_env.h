@@ -296,8 +296,9 @@ private:
             w.line = &cache_.line_for(&w);
         cache_line& l = *w.line;
         const machine& m = eng_.mach();
-        // A contended line changes under pending events: catch up first.
-        if (!l.waiters.empty() || l.service_scheduled || l.busy_until > eng_.now() - 1000) {
+        // A contended line, or one in flight within the lookahead, changes
+        // under pending events: catch up first.
+        if (!l.waiters.empty() || l.service_scheduled || l.busy_until > eng_.now() - eng_.lookahead()) {
             eng_.charge(static_cast<vtime>(m.kernel_step_ns));
             eng_.sync();
         } else if (is_write ? cache_.write_hit(l, eng_.cpu()) : cache_.read_hit(l, eng_.cpu())) {

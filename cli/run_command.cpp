@@ -20,25 +20,17 @@ namespace futexsim::cli {
 
 namespace {
 
+// The options bound straight into the simulator's run_options, plus what
+// only the command line has (names and lists still to be resolved, the
+// number of runs, the output format).
 struct run_args {
+    sim::run_options opt;
     std::string machine = "xeon-6975p-snc3";
     std::string machine_file;
-    std::string workload = "wake-nowaiters";
-    std::string policy = "stock";
-    bool precheck = false;
-    unsigned threads = 96;
-    double seconds = 1.0;
-    std::optional<unsigned> presize;
-    bool global_hash = false;
     std::string cpus;
-    double ramp_ms = 0;
-    std::uint64_t seed = 1;
-    unsigned runs = 1;
-    double interval_ms = 10;
-    bool json = false;
-    unsigned locks = 1;
-    std::string unlock = "store_wake";
     std::string mix = "88.6/9.5/1.9";
+    unsigned runs = 1;
+    bool json = false;
     std::vector<std::string> given_flags;  // workload-specific flags on the command line
 };
 
@@ -50,51 +42,44 @@ std::string joined(const std::vector<std::string>& names)
     return s;
 }
 
-int run(const run_args& a)
+// mixed-wait's --mix WOKEN/TIMEOUT/MISMATCH
+void parse_mix(const std::string& text, sim::run_options& opt)
 {
-    sim::run_options opt;
+    double w = 0, t = 0, m = 0;
+    char s1 = 0, s2 = 0;
+    std::istringstream in(text);
+    if (!(in >> w >> s1 >> t >> s2 >> m) || s1 != '/' || s2 != '/' || !in.eof() || w < 0 || t < 0 ||
+        m < 0 || w + t + m <= 0)
+        throw usage_error(fmt::format("--mix '{}': expected WOKEN/TIMEOUT/MISMATCH, e.g. 88.6/9.5/1.9", text));
+    opt.mix_woken = w;
+    opt.mix_timeout = t;
+    opt.mix_mismatch = m;
+}
+
+int run(run_args& a)
+{
+    sim::run_options& opt = a.opt;
     try {
-        const auto& wl = sim::find_workload(a.workload);
+        const auto& wl = sim::find_workload(opt.workload);
         for (const auto& flag : a.given_flags)
             if (std::find(wl.flags.begin(), wl.flags.end(), flag) == wl.flags.end())
-                throw usage_error(fmt::format("{} does not apply to workload '{}'", flag, a.workload));
+                throw usage_error(fmt::format("{} does not apply to workload '{}'", flag, opt.workload));
         opt.mach = a.machine_file.empty() ? sim::load_machine_preset(a.machine)
                                           : sim::load_machine_file(a.machine_file);
-        sim::find_workload(a.workload);
         if (!a.cpus.empty())
             opt.cpus = sim::parse_cpu_list(a.cpus, opt.mach.num_cpus());
     } catch (const std::invalid_argument& e) {
         throw usage_error(e.what());
     }
-    if (!model::pivot_policy_id(a.policy))
-        throw usage_error(fmt::format("unknown policy '{}' (valid: {})", a.policy, model::pivot_policy_names()));
-    if (a.presize && (*a.presize < 2 || (*a.presize & (*a.presize - 1))))
-        throw usage_error(fmt::format("--presize {}: slots must be a power of two >= 2 (use --global-hash for 0)", *a.presize));
-    opt.workload = a.workload;
-    opt.policy = a.policy;
-    opt.precheck = a.precheck;
-    opt.threads = a.threads;
-    opt.seconds = a.seconds;
-    opt.presize = a.presize;
-    opt.global_hash = a.global_hash;
-    opt.ramp_ms = a.ramp_ms;
-    opt.interval_ms = a.interval_ms;
-    opt.locks = a.locks;
-    opt.unlock = a.unlock;
-    {
-        double w = 0, t = 0, m = 0;
-        char s1 = 0, s2 = 0;
-        std::istringstream in(a.mix);
-        if (!(in >> w >> s1 >> t >> s2 >> m) || s1 != '/' || s2 != '/' || !in.eof() || w < 0 ||
-            t < 0 || m < 0 || w + t + m <= 0)
-            throw usage_error(fmt::format("--mix '{}': expected WOKEN/TIMEOUT/MISMATCH, e.g. 88.6/9.5/1.9", a.mix));
-        opt.mix_woken = w;
-        opt.mix_timeout = t;
-        opt.mix_mismatch = m;
-    }
+    if (!model::pivot_policy_id(opt.policy))
+        throw usage_error(fmt::format("unknown policy '{}' (valid: {})", opt.policy, model::pivot_policy_names()));
+    if (opt.presize && (*opt.presize < 2 || (*opt.presize & (*opt.presize - 1))))
+        throw usage_error(fmt::format("--presize {}: slots must be a power of two >= 2 (use --global-hash for 0)", *opt.presize));
+    parse_mix(a.mix, opt);
 
+    const std::uint64_t first_seed = opt.seed;
     for (unsigned i = 0; i < a.runs; i++) {
-        opt.seed = a.seed + i;
+        opt.seed = first_seed + i;
         sim::run_result r = sim::simulate(opt);
         std::cout << (a.json ? sim::json_line(r) : sim::human_line(r)) << std::endl;
     }
@@ -119,40 +104,40 @@ void register_run(CLI::App& app)
     std::vector<std::string> wnames;
     for (const auto& w : sim::workloads())
         wnames.push_back(w.name);
-    sub->add_option("--workload", a->workload, "Workload: " + joined(wnames))->capture_default_str();
-    sub->add_option("--policy", a->policy,
+    sub->add_option("--workload", a->opt.workload, "Workload: " + joined(wnames))->capture_default_str();
+    sub->add_option("--policy", a->opt.policy,
                     "Pivot policy: " + model::pivot_policy_names() + " (docs/policies.md)")
         ->capture_default_str();
-    sub->add_flag("--precheck", a->precheck,
+    sub->add_flag("--precheck", a->opt.precheck,
                   "futex_wait_setup() reads the futex word before locking the bucket (any policy)");
-    sub->add_option("--threads", a->threads, "Worker threads, created back to back (at most 4096)")
+    sub->add_option("--threads", a->opt.threads, "Worker threads, created back to back (at most 4096)")
         ->check(CLI::Range(1u, 4096u))
         ->capture_default_str();
-    sub->add_option("--seconds", a->seconds, "Virtual seconds to simulate")
+    sub->add_option("--seconds", a->opt.seconds, "Virtual seconds to simulate")
         ->check(CLI::Range(0.001, 3600.0))
         ->capture_default_str();
     auto* presize = sub->add_option_function<unsigned>(
-        "--presize", [a](unsigned v) { a->presize = v; },
+        "--presize", [a](unsigned v) { a->opt.presize = v; },
         "prctl(PR_FUTEX_HASH_SET_SLOTS, SLOTS) before any thread exists");
-    auto* global = sub->add_flag("--global-hash", a->global_hash,
+    auto* global = sub->add_flag("--global-hash", a->opt.global_hash,
                                  "prctl(PR_FUTEX_HASH_SET_SLOTS, 0) before any thread: use the global hash");
     presize->excludes(global);
     sub->add_option("--cpus", a->cpus, "CPU affinity of every thread, as taskset: 0-31,96-127");
-    sub->add_option("--ramp-ms", a->ramp_ms, "Spread thread creation over this many milliseconds")
+    sub->add_option("--ramp-ms", a->opt.ramp_ms, "Spread thread creation over this many milliseconds")
         ->check(CLI::Range(0.0, 3600000.0))
         ->capture_default_str();
-    sub->add_option("--seed", a->seed, "Seed of the first run")->capture_default_str();
+    sub->add_option("--seed", a->opt.seed, "Seed of the first run")->capture_default_str();
     sub->add_option("--runs", a->runs, "Runs, with seeds seed, seed+1, ...")
         ->check(CLI::Range(1u, 100000u))
         ->capture_default_str();
-    sub->add_option("--interval-ms", a->interval_ms, "Width of the per-interval throughput bins")
+    sub->add_option("--interval-ms", a->opt.interval_ms, "Width of the per-interval throughput bins")
         ->check(CLI::Range(0.1, 10000.0))
         ->capture_default_str();
     sub->add_flag("--json", a->json, "One JSON object per line instead of the human line");
-    auto* locks = sub->add_option("--locks", a->locks, "mutex: number of locks the threads share")
+    auto* locks = sub->add_option("--locks", a->opt.locks, "mutex: number of locks the threads share")
                       ->check(CLI::Range(1u, 4096u))
                       ->capture_default_str();
-    auto* unlock = sub->add_option("--unlock", a->unlock,
+    auto* unlock = sub->add_option("--unlock", a->opt.unlock,
                                    "mutex: store_wake (always FUTEX_WAKE) or xchg (wake only if contended)")
                        ->check(CLI::IsMember({"store_wake", "xchg"}))
                        ->capture_default_str();

@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Bad input to futexsim: one line on stderr naming the problem, exit status 2.
+set -u
+bin="$1"
+fail=0
+check() {
+    local expect="$1"; shift
+    local err rc
+    err=$("$bin" "$@" 2>&1 >/dev/null); rc=$?
+    local lines
+    lines=$(printf '%s\n' "$err" | wc -l)
+    if [ "$rc" -ne 2 ] || [ "$lines" -ne 1 ] || [[ "$err" != *"$expect"* ]]; then
+        echo "FAIL: futexsim $* -> rc=$rc, $lines line(s): $err (wanted '$expect')"
+        fail=1
+    else
+        echo "ok: futexsim $* -> $err"
+    fi
+}
+check "unknown command 'bogus'" bogus
+check "A subcommand is required"
+check "--what" run --what
+check "power of two" run --presize 15
+check "excludes" run --presize 16 --global-hash
+check "CPU 999" run --cpus 0-999
+check "backwards" run --cpus 5-1
+check "unknown machine 'cray'" run --machine cray
+check "unknown workload 'nope'" run --workload nope
+check "unknown policy 'nope'" run --policy nope
+check "does not apply to workload 'wake-nowaiters'" run --locks 4
+check "does not apply to workload 'mutex'" run --workload mutex --mix 1/2/3
+check "--mix '1/2'" run --workload mixed-wait --mix 1/2
+check "--threads" run --threads 0
+check "--threads" run --threads 5000
+check "--seconds" run --seconds 0
+check "--unlock" run --workload mutex --unlock maybe
+check "--machine-file" run --machine-file /nonexistent.json
+check "--cpus" demo --cpus 1
+bad=$(mktemp --suffix=.json)
+echo '{"topology": {"sockets": 1}, "hz": 5}' > "$bad"
+check "'hz' = 5" run --machine-file "$bad"
+echo '{"topology": {"sockets": 1}, "colour": 1}' > "$bad"
+check "unknown field 'colour'" run --machine-file "$bad"
+echo 'not json' > "$bad"
+check "is not JSON" run --machine-file "$bad"
+rm -f "$bad"
+exit $fail

@@ -144,8 +144,14 @@ void register_run(CLI::App& app)
     auto* mix = sub->add_option("--mix", a->mix,
                                 "mixed-wait: shares of waits woken/timed out/mismatched")
                     ->capture_default_str();
-    sub->parse_complete_callback([a, locks, unlock, mix] {
+    auto* start = sub->add_option("--start-threads", a->opt.start_threads,
+                                  "pool-growth: threads working before the pool grows to --threads")
+                      ->check(CLI::Range(1u, 4096u))
+                      ->capture_default_str();
+    sub->parse_complete_callback([a, locks, unlock, mix, start] {
         a->given_flags.clear();
+        if (start->count())
+            a->given_flags.push_back("--start-threads");
         if (mix->count())
             a->given_flags.push_back("--mix");
         if (locks->count())

@@ -16,6 +16,9 @@ std::string human_line(const run_result& r)
     line += fmt::format(" gp={:.1f}ms seed={}", r.mean_gp_ms, r.seed);
     if (r.policy != "stock" || r.precheck)
         line += fmt::format(" policy={}{}", r.policy, r.precheck ? "+precheck" : "");
+    for (const auto& ph : r.phases)
+        line += fmt::format(" [{} {:.0f}-{:.0f}ms {:.1f} Mops/s slots {}->{}]", ph.name, ph.start_ms,
+                            ph.end_ms, ph.mops, ph.slots_start, ph.slots_end);
     for (const auto& w : r.warnings)
         line += fmt::format(" WARNING({})", w);
     return line;
@@ -52,6 +55,13 @@ std::string json_line(const run_result& r)
     j["events"] = r.events;
     j["trace_hash"] = fmt::format("{:016x}", r.trace_hash);
     j["warnings"] = r.warnings;
+    if (!r.phases.empty()) {
+        nlohmann::ordered_json phases = nlohmann::ordered_json::array();
+        for (const auto& ph : r.phases)
+            phases.push_back({{"name", ph.name}, {"start_ms", ph.start_ms}, {"end_ms", ph.end_ms},
+                              {"mops", ph.mops}, {"slots_start", ph.slots_start}, {"slots_end", ph.slots_end}});
+        j["phases"] = phases;
+    }
     j["wall_seconds"] = r.wall_seconds;
     return j.dump();
 }

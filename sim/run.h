@@ -24,6 +24,7 @@ struct run_options {
     unsigned locks = 1;                    // mutex: how many locks
     std::string unlock = "store_wake";     // mutex: store_wake | xchg
     double mix_woken = 88.6, mix_timeout = 9.5, mix_mismatch = 1.9;  // mixed-wait, percent
+    unsigned start_threads = 16;           // pool-growth: threads before the pool grows
     std::uint64_t seed = 1;
     double interval_ms = 10;               // per-interval throughput bins
 };
@@ -54,6 +55,13 @@ struct run_result {
     std::uint64_t events = 0;
     std::uint64_t trace_hash = 0;
     std::vector<std::string> warnings;
+    // Workload phases (pool-growth): throughput and slots per phase.
+    struct phase {
+        std::string name;
+        double start_ms = 0, end_ms = 0, mops = 0;
+        int slots_start = 0, slots_end = 0;
+    };
+    std::vector<phase> phases;
     double wall_seconds = 0;
 
     double atomic_fraction() const

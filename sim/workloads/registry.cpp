@@ -14,6 +14,7 @@ const std::vector<workload_def>& workloads()
         hash_bench_workload(),
         mutex_workload(),
         mixed_wait_workload(),
+        pool_growth_workload(),
     };
     return all;
 }

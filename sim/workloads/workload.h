@@ -39,6 +39,18 @@ struct workload_context {
     op_counter& ops;
     std::vector<unsigned> cpus;  // where threads may run
     bool stopping = false;       // set at the end of the measured run: threads exit
+    // Phases the workload announces (name, start, slots when it started).
+    struct phase_mark {
+        std::string name;
+        vtime start;
+        int slots;
+    };
+    std::vector<phase_mark> phases;
+    void mark_phase(std::string name)
+    {
+        phases.push_back({std::move(name), proc.eng().now(),
+                          proc.sys_prctl_futex_hash(model::PR_FUTEX_HASH_GET_SLOTS, 0)});
+    }
 };
 
 // What a worker does when it leaves: the kernel's exit path wakes the
@@ -67,5 +79,6 @@ workload_def producer_consumer_workload();
 workload_def hash_bench_workload();
 workload_def mutex_workload();
 workload_def mixed_wait_workload();
+workload_def pool_growth_workload();
 
 }  // namespace futexsim::sim

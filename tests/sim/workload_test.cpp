@@ -68,3 +68,22 @@ TEST_CASE("mutex and mixed-wait run under both unlock styles and the precheck", 
     // Only the few mismatched waits gain: far less than hash-bench.
     CHECK(pre.mops < 1.5 * plain.mops);
 }
+
+TEST_CASE("pool-growth reports each phase's throughput and slots", "[workload]")
+{
+    run_options o;
+    o.mach = load_machine_preset("xeon-6975p-snc3");
+    o.workload = "pool-growth";
+    o.start_threads = 4;
+    o.threads = 12;
+    o.seconds = 0.02;
+    o.cpus = parse_cpu_list("0-15", o.mach.num_cpus());
+    const run_result r = simulate(o);
+    REQUIRE(r.phases.size() == 2);
+    CHECK(r.phases[0].name == "start");
+    CHECK(r.phases[1].name == "grown");
+    CHECK(r.phases[0].end_ms == Approx(10.0).margin(0.1));
+    CHECK(r.phases[0].slots_end == 16);  // 4 threads: the first hash
+    CHECK(r.phases[0].mops > 0);
+    CHECK(r.phases[1].mops > 0);
+}

@@ -148,8 +148,13 @@ void register_run(CLI::App& app)
                                   "pool-growth: threads working before the pool grows to --threads")
                       ->check(CLI::Range(1u, 4096u))
                       ->capture_default_str();
-    sub->parse_complete_callback([a, locks, unlock, mix, start] {
+    auto* work = sub->add_option("--ops", a->opt.work_ops,
+                                 "mutex: a fixed amount of work (lock/unlock pairs); reports work_ms")
+                     ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
+    sub->parse_complete_callback([a, locks, unlock, mix, start, work] {
         a->given_flags.clear();
+        if (work->count())
+            a->given_flags.push_back("--ops");
         if (start->count())
             a->given_flags.push_back("--start-threads");
         if (mix->count())

@@ -16,6 +16,8 @@ std::string human_line(const run_result& r)
     line += fmt::format(" gp={:.1f}ms seed={}", r.mean_gp_ms, r.seed);
     if (r.policy != "stock" || r.precheck)
         line += fmt::format(" policy={}{}", r.policy, r.precheck ? "+precheck" : "");
+    if (r.work_ms >= 0)
+        line += fmt::format(" work={:.3f}ms", r.work_ms);
     for (const auto& ph : r.phases)
         line += fmt::format(" [{} {:.0f}-{:.0f}ms {:.1f} Mops/s slots {}->{}]", ph.name, ph.start_ms,
                             ph.end_ms, ph.mops, ph.slots_start, ph.slots_end);
@@ -55,6 +57,8 @@ std::string json_line(const run_result& r)
     j["events"] = r.events;
     j["trace_hash"] = fmt::format("{:016x}", r.trace_hash);
     j["warnings"] = r.warnings;
+    if (r.work_ms >= 0)
+        j["work_ms"] = r.work_ms;
     if (!r.phases.empty()) {
         nlohmann::ordered_json phases = nlohmann::ordered_json::array();
         for (const auto& ph : r.phases)

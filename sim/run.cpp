@@ -61,7 +61,7 @@ run_result simulate(const run_options& opt)
     r.seed = opt.seed;
     r.interval_ms = opt.interval_ms;
 
-    workload_context ctx{proc, opt, ops, cpus, false, {}};
+    workload_context ctx{proc, opt, ops, cpus, false, -1, {}};
     eng.spawn("main", cpus, [&] {
         r.slots_start = proc.sys_prctl_futex_hash(model::PR_FUTEX_HASH_GET_SLOTS, 0);
         if (opt.global_hash || opt.presize) {
@@ -81,6 +81,8 @@ run_result simulate(const run_options& opt)
     // The measured run ends here; then the threads stop and are joined, and
     // slots_end is read after the joins, as the original tool does.
     const pivot_stats p = proc.pivots();
+    if (ctx.work_done_at >= 0)
+        r.work_ms = static_cast<double>(ctx.work_done_at) / 1e6;
     const auto* fph_now = proc.mm().futex_phash.v;
     const int slots_now = fph_now && fph_now->hash_mask ? static_cast<int>(fph_now->hash_mask + 1) : 0;
     for (std::size_t i = 0; i < ctx.phases.size(); i++) {

@@ -25,6 +25,7 @@ struct run_options {
     std::string unlock = "store_wake";     // mutex: store_wake | xchg
     double mix_woken = 88.6, mix_timeout = 9.5, mix_mismatch = 1.9;  // mixed-wait, percent
     unsigned start_threads = 16;           // pool-growth: threads before the pool grows
+    std::uint64_t work_ops = 0;            // mutex: a fixed amount of work; 0 = run for `seconds`
     std::uint64_t seed = 1;
     double interval_ms = 10;               // per-interval throughput bins
 };
@@ -62,6 +63,7 @@ struct run_result {
         int slots_start = 0, slots_end = 0;
     };
     std::vector<phase> phases;
+    double work_ms = -1;  // time to finish --ops (mutex); -1 if not asked or not finished
     double wall_seconds = 0;
 
     double atomic_fraction() const

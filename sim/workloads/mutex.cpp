@@ -3,7 +3,9 @@
 // until the xchg returns 0. unlock: `store_wake` stores 0 and always calls
 // FUTEX_WAKE; `xchg` swaps in 0 and wakes only if the old value was 2
 // (someone may be waiting). Each thread takes lock i % L, spends a short
-// critical section, releases it and works outside a while.
+// critical section, releases it and works outside a while. With --ops N the
+// threads share a fixed amount of work (N lock/unlock pairs) and the run
+// reports how long it took (work_ms).
 #include <fmt/format.h>
 
 #include "sim/workloads/workload.h"
@@ -39,21 +41,27 @@ workload_def mutex_workload()
     workload_def w;
     w.name = "mutex";
     w.description = "glibc-style futex mutexes: --locks L, --unlock store_wake|xchg";
-    w.flags = {"--locks", "--unlock"};
+    w.flags = {"--locks", "--unlock", "--ops"};
     w.main = [](workload_context& ctx) {
         auto locks = std::make_shared<std::vector<std::uint64_t>>();
         for (unsigned i = 0; i < ctx.opt.locks; i++)
             locks->push_back(ctx.proc.alloc_futex_word(0));
+        auto unfinished = std::make_shared<unsigned>(ctx.opt.threads);
         for (unsigned i = 0; i < ctx.opt.threads; i++) {
             const std::uint64_t lock = (*locks)[i % locks->size()];
-            ctx.proc.sys_clone(fmt::format("locker/{}", i), ctx.cpus, [&ctx, lock] {
-                while (!ctx.stopping) {
+            // With --ops, thread i's share of the fixed work.
+            const std::uint64_t quota = ctx.opt.work_ops / ctx.opt.threads +
+                                        (i < ctx.opt.work_ops % ctx.opt.threads ? 1 : 0);
+            ctx.proc.sys_clone(fmt::format("locker/{}", i), ctx.cpus, [&ctx, lock, quota, unfinished] {
+                for (std::uint64_t done = 0; !ctx.stopping && (!ctx.opt.work_ops || done < quota); done++) {
                     lll_lock(ctx, lock);
                     ctx.proc.user_work(critical_section_ns);
                     lll_unlock(ctx, lock);
                     ctx.ops.count();
                     ctx.proc.user_work(outside_ns);
                 }
+                if (ctx.opt.work_ops && --*unfinished == 0 && !ctx.stopping)
+                    ctx.work_done_at = ctx.proc.eng().now();
                 thread_exit(ctx);
             });
         }

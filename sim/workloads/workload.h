@@ -39,6 +39,7 @@ struct workload_context {
     op_counter& ops;
     std::vector<unsigned> cpus;  // where threads may run
     bool stopping = false;       // set at the end of the measured run: threads exit
+    vtime work_done_at = -1;     // when a fixed amount of work (--ops) was finished
     // Phases the workload announces (name, start, slots when it started).
     struct phase_mark {
         std::string name;

@@ -28,6 +28,8 @@ check "unknown workload 'nope'" run --workload nope
 check "unknown policy 'nope'" run --policy nope
 check "does not apply to workload 'wake-nowaiters'" run --locks 4
 check "does not apply to workload 'mutex'" run --workload mutex --mix 1/2/3
+check "does not apply to workload 'hash-bench'" run --workload hash-bench --ops 10
+check "does not apply to workload 'hash-bench'" run --workload hash-bench --ops 10
 check "--mix '1/2'" run --workload mixed-wait --mix 1/2
 check "--threads" run --threads 0
 check "--threads" run --threads 5000

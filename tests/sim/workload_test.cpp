@@ -87,3 +87,20 @@ TEST_CASE("pool-growth reports each phase's throughput and slots", "[workload]")
     CHECK(r.phases[0].mops > 0);
     CHECK(r.phases[1].mops > 0);
 }
+
+TEST_CASE("mutex --ops: a fixed amount of work reports how long it took", "[workload]")
+{
+    run_options o;
+    o.mach = load_machine_preset("xeon-6975p-snc3");
+    o.workload = "mutex";
+    o.threads = 4;
+    o.locks = 2;
+    o.work_ops = 2000;
+    o.seconds = 0.05;
+    o.presize = 16;
+    o.cpus = parse_cpu_list("0-3", o.mach.num_cpus());
+    const run_result r = simulate(o);
+    CHECK(r.ops == 2000);
+    REQUIRE(r.work_ms > 0);
+    CHECK(r.work_ms < 50);
+}

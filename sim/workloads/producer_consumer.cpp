@@ -21,9 +21,7 @@ workload_def producer_consumer_workload()
     w.name = "producer-consumer";
     w.description = "FUTEX_WAIT consumers and FUTEX_WAKE producers on 32 shared words (reproducer 2)";
     w.main = [](workload_context& ctx) {
-        std::vector<std::uint64_t> words;
-        for (unsigned i = 0; i < num_words; i++)
-            words.push_back(ctx.proc.alloc_futex_word());
+        const auto words = alloc_futex_words(ctx, num_words);
         const unsigned consumers = std::max(1u, ctx.opt.threads / 2);
         const unsigned producers = std::max(1u, ctx.opt.threads - consumers);
         for (unsigned i = 0; i < consumers; i++) {

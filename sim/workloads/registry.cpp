@@ -41,6 +41,33 @@ void thread_exit(workload_context& ctx)
     ctx.proc.thread_exit();
 }
 
+std::vector<std::uint64_t> alloc_futex_words(workload_context& ctx, unsigned count)
+{
+    std::vector<std::uint64_t> words;
+    for (unsigned i = 0; i < count; i++)
+        words.push_back(ctx.proc.alloc_futex_word());
+    return words;
+}
+
+void spawn_wake_loops(workload_context& ctx, const std::vector<std::uint64_t>& words, unsigned from,
+                      unsigned to, vtime gap)
+{
+    constexpr vtime loop_user_ns = 2;  // the loop around the syscall, in user mode
+    for (unsigned i = from; i < to; i++) {
+        if (gap)
+            ctx.proc.user_work(gap);
+        const std::uint64_t uaddr = words[i % words.size()];
+        ctx.proc.sys_clone(fmt::format("waker/{}", i), ctx.cpus, [&ctx, uaddr] {
+            while (!ctx.stopping) {
+                ctx.proc.sys_futex_wake(uaddr, 1);
+                ctx.ops.count();
+                ctx.proc.user_work(loop_user_ns);
+            }
+            thread_exit(ctx);
+        });
+    }
+}
+
 vtime ramp_gap(const run_options& opt, unsigned count)
 {
     if (opt.ramp_ms <= 0 || count == 0)

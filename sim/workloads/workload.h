@@ -72,6 +72,15 @@ struct workload_def {
 const std::vector<workload_def>& workloads();
 const workload_def& find_workload(const std::string& name);  // throws std::invalid_argument
 
+// `count` futex words, each on its own line.
+std::vector<std::uint64_t> alloc_futex_words(workload_context& ctx, unsigned count);
+
+// Threads from..to-1 of a FUTEX_WAKE_PRIVATE loop (reproducer 1): thread i
+// wakes words[i % words.size()], which nobody waits on, until the run stops.
+// `gap` is the pause before each creation (--ramp-ms).
+void spawn_wake_loops(workload_context& ctx, const std::vector<std::uint64_t>& words, unsigned from,
+                      unsigned to, vtime gap);
+
 // Spread `count` thread creations over `ramp_ms`: the gap before the i-th.
 vtime ramp_gap(const run_options& opt, unsigned count);
 

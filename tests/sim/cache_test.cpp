@@ -9,18 +9,7 @@
 using namespace futexsim::sim;
 using futexsim::test::small_machine;
 
-namespace {
-
-struct rig {
-    engine eng;
-    cache_model cache;
-    rcu_sim rcu;
-    sim_env env;
-    sim_env::word<long> counter;  // one line
-    explicit rig(const machine& m) : eng(m, 1), cache(eng), rcu(eng), env(eng, cache, rcu) {}
-};
-
-}  // namespace
+using futexsim::test::rig;
 
 TEST_CASE("an RMW on a line another CPU owns pays the transfer between them", "[cache]")
 {
@@ -63,18 +52,9 @@ TEST_CASE("contended RMWs serialize: one transfer per increment", "[cache]")
 {
     const machine m = small_machine(8);
     rig r(m);
-    constexpr int per_task = 2000;
-    vtime last_done = 0;
-    for (unsigned c = 0; c < 8; c++)
-        r.eng.spawn("inc", {c}, [&] {
-            for (int i = 0; i < per_task; i++)
-                r.env.atomic_inc(r.counter);
-            last_done = std::max(last_done, r.eng.now());
-        }, 0);
-    r.eng.run_until(1'000'000'000);
-    CHECK(r.counter.v == 8 * per_task);
+    const double per_inc = r.hammer(8, 2000);
+    CHECK(r.counter.v == 8 * 2000);
     // Every increment moved the line: (transfer + locked op) each, in turn.
-    const double per_inc = static_cast<double>(last_done) / (8.0 * per_task);
     CHECK(per_inc == Approx(m.transfer_ns.same_die + m.local_rmw_ns).epsilon(0.05));
 }
 
@@ -84,18 +64,9 @@ TEST_CASE("arm64 far atomics do not move the line", "[cache]")
     m.arch = atomic_arch::arm64_lse;
     m.far_atomic_ns = 9;
     rig r(m);
-    constexpr int per_task = 2000;
-    vtime last_done = 0;
-    for (unsigned c = 0; c < 8; c++)
-        r.eng.spawn("inc", {c}, [&] {
-            for (int i = 0; i < per_task; i++)
-                r.env.atomic_inc(r.counter);
-            last_done = std::max(last_done, r.eng.now());
-        }, 0);
-    r.eng.run_until(1'000'000'000);
-    CHECK(r.counter.v == 8 * per_task);
+    const double per_inc = r.hammer(8, 2000);
+    CHECK(r.counter.v == 8 * 2000);
     // The home serializes at far_atomic_ns each: far faster than moving it.
-    const double per_inc = static_cast<double>(last_done) / (8.0 * per_task);
     CHECK(per_inc < m.transfer_ns.same_die / 2);
     CHECK(per_inc >= m.far_atomic_ns * 0.95);
 }

@@ -8,14 +8,7 @@
 using namespace futexsim::sim;
 using futexsim::test::small_machine;
 
-namespace {
-struct rig {
-    engine eng;
-    cache_model cache;
-    rcu_sim rcu;
-    explicit rig(const machine& m) : eng(m, 1), cache(eng), rcu(eng) {}
-};
-}  // namespace
+using futexsim::test::rig;
 
 TEST_CASE("an idle machine: the FQS scan ends the grace period", "[rcu]")
 {

@@ -1,7 +1,12 @@
 // Small machines for simulator unit tests.
 #pragma once
 
+#include <algorithm>
+
+#include "sim/cache.h"
 #include "sim/machine.h"
+#include "sim/rcu.h"
+#include "sim/sim_env.h"
 
 namespace futexsim::test {
 
@@ -30,5 +35,31 @@ inline sim::machine small_machine(unsigned cpus, unsigned dies = 1)
     m.hz = 1000;
     return m;
 }
+
+// An engine with its caches, RCU and the model's environment, and one
+// shared counter on its own line.
+struct rig {
+    sim::engine eng;
+    sim::cache_model cache;
+    sim::rcu_sim rcu;
+    sim::sim_env env;
+    sim::sim_env::word<long> counter;
+    explicit rig(const sim::machine& m) : eng(m, 1), cache(eng), rcu(eng), env(eng, cache, rcu) {}
+
+    // `tasks` tasks, one per CPU, each atomic_inc the counter `per_task`
+    // times; returns the virtual time per increment over the whole run.
+    double hammer(unsigned tasks, int per_task)
+    {
+        sim::vtime last_done = 0;
+        for (unsigned c = 0; c < tasks; c++)
+            eng.spawn("inc", {c}, [this, per_task, &last_done] {
+                for (int i = 0; i < per_task; i++)
+                    env.atomic_inc(counter);
+                last_done = std::max(last_done, eng.now());
+            }, 0);
+        eng.run_until(1'000'000'000);
+        return static_cast<double>(last_done) / (static_cast<double>(tasks) * per_task);
+    }
+};
 
 }  // namespace futexsim::test

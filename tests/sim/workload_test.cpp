@@ -1,18 +1,29 @@
 // Workloads run, stop, and join cleanly on the simulator.
 #include <catch2/catch.hpp>
 
+#include <string>
+
 #include "sim/run.h"
 
 using namespace futexsim::sim;
 
-TEST_CASE("producer-consumer: waiters sleep and are woken, threads join", "[workload]")
+namespace {
+// `workload` on the Xeon preset, `threads` threads pinned to CPUs 0..threads-1.
+run_options xeon_run(const std::string& workload, unsigned threads, double seconds)
 {
     run_options o;
     o.mach = load_machine_preset("xeon-6975p-snc3");
-    o.workload = "producer-consumer";
-    o.threads = 8;
-    o.seconds = 0.01;
-    o.cpus = parse_cpu_list("0-7", o.mach.num_cpus());
+    o.workload = workload;
+    o.threads = threads;
+    o.seconds = seconds;
+    o.cpus = parse_cpu_list("0-" + std::to_string(threads - 1), o.mach.num_cpus());
+    return o;
+}
+}  // namespace
+
+TEST_CASE("producer-consumer: waiters sleep and are woken, threads join", "[workload]")
+{
+    run_options o = xeon_run("producer-consumer", 8, 0.01);
     o.presize = 64;
     const run_result r = simulate(o);
     CHECK(r.ops > 1000);
@@ -23,21 +34,14 @@ TEST_CASE("producer-consumer: waiters sleep and are woken, threads join", "[work
 
 TEST_CASE("an unknown workload is refused with the valid names", "[workload]")
 {
-    run_options o;
-    o.mach = load_machine_preset("xeon-6975p-snc3");
-    o.workload = "nope";
+    const run_options o = xeon_run("nope", 1, 0.01);
     CHECK_THROWS_WITH(simulate(o), Catch::Contains("valid: wake-nowaiters, producer-consumer"));
 }
 
 namespace {
 run_result small(const std::string& workload, bool precheck, const std::string& unlock = "store_wake")
 {
-    run_options o;
-    o.mach = load_machine_preset("xeon-6975p-snc3");
-    o.workload = workload;
-    o.threads = 8;
-    o.seconds = 0.005;
-    o.cpus = parse_cpu_list("0-7", o.mach.num_cpus());
+    run_options o = xeon_run(workload, 8, 0.005);
     o.presize = 64;
     o.precheck = precheck;
     o.locks = 2;
@@ -71,13 +75,8 @@ TEST_CASE("mutex and mixed-wait run under both unlock styles and the precheck", 
 
 TEST_CASE("pool-growth reports each phase's throughput and slots", "[workload]")
 {
-    run_options o;
-    o.mach = load_machine_preset("xeon-6975p-snc3");
-    o.workload = "pool-growth";
+    run_options o = xeon_run("pool-growth", 12, 0.02);
     o.start_threads = 4;
-    o.threads = 12;
-    o.seconds = 0.02;
-    o.cpus = parse_cpu_list("0-15", o.mach.num_cpus());
     const run_result r = simulate(o);
     REQUIRE(r.phases.size() == 2);
     CHECK(r.phases[0].name == "start");
@@ -90,15 +89,10 @@ TEST_CASE("pool-growth reports each phase's throughput and slots", "[workload]")
 
 TEST_CASE("mutex --ops: a fixed amount of work reports how long it took", "[workload]")
 {
-    run_options o;
-    o.mach = load_machine_preset("xeon-6975p-snc3");
-    o.workload = "mutex";
-    o.threads = 4;
+    run_options o = xeon_run("mutex", 4, 0.05);
     o.locks = 2;
     o.work_ops = 2000;
-    o.seconds = 0.05;
     o.presize = 16;
-    o.cpus = parse_cpu_list("0-3", o.mach.num_cpus());
     const run_result r = simulate(o);
     CHECK(r.ops == 2000);
     REQUIRE(r.work_ms > 0);

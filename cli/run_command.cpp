@@ -168,7 +168,7 @@ void register_run(CLI::App& app)
         "Each run prints: threads, slots before any thread / after --presize / after the\n"
         "threads were joined, virtual seconds, throughput, and the model's view: outcome\n"
         "(latched: a pivot still pending at the end and for at least half the run;\n"
-        "transient: a pivot took over 10 grace periods; never), the share of\n"
+        "transient: a pivot took over 10 mean grace periods' time; never), the share of\n"
         "futex_ref_get() calls that found FR_ATOMIC, and the mean grace period.\n"
         "The same command and seed print the same bytes (JSON: apart from wall_seconds).\n"
         "Machines and their parameters: docs/simulator.md.");

@@ -32,7 +32,8 @@ struct run_options {
 
 // "latched": a pivot was still pending at the end and had been for at least
 // half the run. "transient": every pivot completed, but one took longer than
-// 10 grace periods. "never": every pivot completed within 10 grace periods.
+// 10 grace periods (10 times the run's mean grace period, in time). "never":
+// every pivot completed within that.
 struct run_result {
     std::string machine, policy, workload;
     bool precheck = false;

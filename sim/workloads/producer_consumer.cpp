@@ -1,9 +1,10 @@
 // Reproducer 2 of calibration.md: half the threads park in plain FUTEX_WAIT
 // like idle pool workers, the other half issue plain FUTEX_WAKE on the same
-// words, so waiters wake, loop and re-park. Each producer bumps the word (a
-// sequence number) before it wakes, so a consumer that sees an old value
-// gets EWOULDBLOCK instead of sleeping. --ramp-ms spreads the creation of
-// the producers over that long, as a pool that grows under load.
+// words, so waiters wake, loop and re-park. Only FUTEX_WAIT and FUTEX_WAKE:
+// nobody writes the words, so every wait finds the value it expects and
+// parks; a consumer runs only when a producer has woken it. --ramp-ms
+// spreads the creation of the producers over that long, as a pool that
+// grows under load.
 #include <fmt/format.h>
 
 #include "sim/workloads/workload.h"
@@ -28,9 +29,8 @@ workload_def producer_consumer_workload()
             const std::uint64_t uaddr = words[i % num_words];
             ctx.proc.sys_clone(fmt::format("consumer/{}", i), ctx.cpus, [&ctx, uaddr] {
                 while (!ctx.stopping) {
-                    const std::uint32_t seq = ctx.proc.user_load(uaddr);
                     // A bounded sleep, so a consumer also leaves when nobody wakes it.
-                    ctx.proc.sys_futex_wait(uaddr, seq, 10'000'000);
+                    ctx.proc.sys_futex_wait(uaddr, 0, 10'000'000);
                     ctx.ops.count();
                     ctx.proc.user_work(loop_user_ns);
                 }
@@ -44,7 +44,6 @@ workload_def producer_consumer_workload()
             const std::uint64_t uaddr = words[i % num_words];
             ctx.proc.sys_clone(fmt::format("producer/{}", i), ctx.cpus, [&ctx, uaddr] {
                 while (!ctx.stopping) {
-                    ctx.proc.user_add(uaddr, 1);
                     ctx.proc.sys_futex_wake(uaddr, 1);
                     ctx.ops.count();
                     ctx.proc.user_work(loop_user_ns);

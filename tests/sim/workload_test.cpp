@@ -32,6 +32,19 @@ TEST_CASE("producer-consumer: waiters sleep and are woken, threads join", "[work
     CHECK(simulate(o).trace_hash == r.trace_hash);
 }
 
+TEST_CASE("producer-consumer: consumers park, so 16 auto-scaled threads get their bigger hash",
+          "[workload]")
+{
+    // Only the producers hammer the reference count (a parked consumer holds
+    // none), which at 16 threads lets the count drain: the 64-slot hash is
+    // installed early and the run ends on the per-CPU fast path.
+    run_options o = xeon_run("producer-consumer", 16, 0.05);
+    const run_result r = simulate(o);
+    CHECK(r.slots_end == 64);
+    CHECK(r.outcome != "latched");
+    CHECK(r.atomic_fraction() < 0.1);
+}
+
 TEST_CASE("an unknown workload is refused with the valid names", "[workload]")
 {
     const run_options o = xeon_run("nope", 1, 0.01);

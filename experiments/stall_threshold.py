@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
-"""Stall figures for wake-nowaiters on a machine preset: latched fraction per
-thread count, presized/auto throughput ratios, and where futex_ref_get found
-the state. Runs `futexsim run --json` for each (threads, arm, seed) in
-parallel and prints one table.
+"""Stall figures for a workload and pivot policy on a machine preset: latched
+fraction per thread count, presized/auto throughput ratios, and where
+futex_ref_get found the state. Runs `futexsim run --json` for each (threads,
+arm, seed) in parallel and prints one table.
 
     experiments/stall_threshold.py --futexsim build/futexsim \
         --threads 16,32,48,64,96 --seeds 1-8 --seconds 0.5
+    experiments/stall_threshold.py --workload producer-consumer \
+        --policy rwsem-gate --threads 96,128,192 --arms auto
 """
 import argparse
 import concurrent.futures as cf
@@ -23,7 +25,8 @@ def seeds_of(text):
 
 def run(args, threads, arm, seed, seconds):
     cmd = [args.futexsim, "run", "--json", "--machine", args.machine, "--threads", str(threads),
-           "--seconds", str(seconds), "--seed", str(seed)]
+           "--seconds", str(seconds), "--seed", str(seed), "--workload", args.workload,
+           "--policy", args.policy]
     if args.cpus:
         cmd += ["--cpus", args.cpus]
     if arm == "presized":
@@ -37,6 +40,8 @@ def main():
     p.add_argument("--futexsim", default="build/futexsim")
     p.add_argument("--machine", default="xeon-6975p-snc3")
     p.add_argument("--cpus", default="0-95")
+    p.add_argument("--workload", default="wake-nowaiters")
+    p.add_argument("--policy", default="stock")
     p.add_argument("--threads", default="16,32,48,64,96")
     p.add_argument("--seeds", default="1-8")
     p.add_argument("--seconds", type=float, default=0.5, help="virtual seconds, auto arm")
@@ -57,7 +62,8 @@ def main():
         for t, arm, s, j in ex.map(lambda a: run(args, *a), jobs):
             results.setdefault((t, arm), []).append(j)
 
-    print(f"machine={args.machine} cpus={args.cpus} seeds={args.seeds} "
+    print(f"machine={args.machine} workload={args.workload} policy={args.policy} "
+          f"cpus={args.cpus} seeds={args.seeds} "
           f"auto={args.seconds}s presized={args.presized_seconds}s")
     print(f"{'threads':>7} {'latched':>8} {'auto Mops':>10} {'presized':>9} {'ratio':>7} "
           f"{'atomic%':>8} {'slots_end':>10} {'max wall s':>10}")

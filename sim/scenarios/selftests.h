@@ -25,4 +25,23 @@ struct selftest_result {
 selftest_result run_futex_requeue(const machine& m, const std::string& policy, unsigned waiters,
                                   std::uint64_t seed);
 
+// What one FUTEX_WAIT of a single-call selftest returned, and how long it
+// took in virtual time.
+struct wait_call_result {
+    int ret = 0;
+    std::int64_t elapsed_ns = 0;
+};
+
+// futex_wait_timeout: FUTEX_WAIT_PRIVATE on a word that holds the expected
+// value, 100 us relative timeout, nobody wakes it: must return -ETIMEDOUT.
+// futex_wait_wouldblock: the same call expecting a value the word does not
+// hold: must return -EWOULDBLOCK. The real selftests run single-threaded;
+// here the call is made while a pivot is pending, right after the process
+// has grown to `pool` threads (idle workers parked on another word), so that
+// a policy that gates waits shows what the gate does to them.
+wait_call_result run_futex_wait_timeout(const machine& m, const std::string& policy, unsigned pool,
+                                        std::uint64_t seed);
+wait_call_result run_futex_wait_wouldblock(const machine& m, const std::string& policy, unsigned pool,
+                                           std::uint64_t seed);
+
 }  // namespace futexsim::sim

@@ -31,3 +31,26 @@ TEST_CASE("futex_requeue selftest under each policy", "[selftest]")
                     << multiple_failed << "/8");
     }
 }
+
+TEST_CASE("futex_wait_timeout and futex_wait_wouldblock under each policy, a pivot pending",
+          "[selftest]")
+{
+    const machine m = load_machine_preset("xeon-6975p-snc3");
+    for (const char* policy : {"stock", "wait-for-new", "rwsem-gate"}) {
+        std::int64_t longest_timeout = 0, longest_wouldblock = 0;
+        for (std::uint64_t seed = 1; seed <= 8; seed++) {
+            const wait_call_result t = run_futex_wait_timeout(m, policy, 10, seed);
+            const wait_call_result w = run_futex_wait_wouldblock(m, policy, 10, seed);
+            INFO(policy << " seed " << seed);
+            // Both selftests pass under every policy, as on real machines: a
+            // gate may delay the call, never change what it returns.
+            CHECK(t.ret == -futexsim::model::ETIMEDOUT_);
+            CHECK(t.elapsed_ns >= 100'000);
+            CHECK(w.ret == -futexsim::model::EWOULDBLOCK_);
+            longest_timeout = std::max(longest_timeout, t.elapsed_ns);
+            longest_wouldblock = std::max(longest_wouldblock, w.elapsed_ns);
+        }
+        WARN(policy << ": longest 100 us timed wait took " << longest_timeout / 1000
+                    << " us, longest mismatched wait " << longest_wouldblock / 1000 << " us");
+    }
+}

@@ -57,6 +57,15 @@ std::vector<cpu_topology> build_topology(const topology_shape& s)
     return cpus;
 }
 
+}  // namespace
+
+unsigned kernel_default_fqs_jiffies(unsigned hz, unsigned num_cpus)
+{
+    return 1 + (hz > 250 ? 1 : 0) + (hz > 500 ? 1 : 0) + num_cpus / 256;
+}
+
+namespace {
+
 machine xeon_6975p_snc3()
 {
     machine m;
@@ -70,6 +79,7 @@ machine xeon_6975p_snc3()
     m.transfer_ns.per_die_hop = 20;
     m.transfer_ns.other_socket = 140;
     m.hz = 1000;
+    m.rcu_fqs_jiffies = kernel_default_fqs_jiffies(m.hz, m.num_cpus());
     return m;
 }
 
@@ -86,6 +96,7 @@ machine epyc_9r45()
     m.transfer_ns.per_die_hop = 0;
     m.transfer_ns.other_socket = 260;
     m.hz = 1000;
+    m.rcu_fqs_jiffies = kernel_default_fqs_jiffies(m.hz, m.num_cpus());
     return m;
 }
 
@@ -103,6 +114,7 @@ machine graviton4()
     m.transfer_ns.other_socket = 139;
     m.far_atomic_ns = 9;
     m.hz = 250;
+    m.rcu_fqs_jiffies = kernel_default_fqs_jiffies(m.hz, m.num_cpus());
     return m;
 }
 
@@ -327,7 +339,8 @@ machine load_machine_file(const std::string& path)
             throw std::invalid_argument("machine file: 'preempt_full' must be true or false");
         m.preempt_full = j["preempt_full"].get<bool>();
     }
-    m.rcu_fqs_jiffies = static_cast<unsigned>(number(j, "rcu_fqs_jiffies", m.rcu_fqs_jiffies, 1, 1000));
+    m.rcu_fqs_jiffies = static_cast<unsigned>(
+        number(j, "rcu_fqs_jiffies", kernel_default_fqs_jiffies(m.hz, m.num_cpus()), 1, 1000));
     m.syscall_entry_ns = number(j, "syscall_entry_ns", m.syscall_entry_ns, 0, 1e6);
     m.syscall_exit_ns = number(j, "syscall_exit_ns", m.syscall_exit_ns, 0, 1e6);
     m.clone_ns = number(j, "clone_ns", m.clone_ns, 0, 1e9);

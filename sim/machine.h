@@ -55,7 +55,7 @@ struct machine {
     unsigned hz = 1000;            // CONFIG_HZ: the scheduler tick
     bool rcu_preemptible = true;   // CONFIG_PREEMPT_RCU (PREEMPT_DYNAMIC kernels)
     bool preempt_full = false;     // preempt=full; distributions boot preempt=voluntary
-    unsigned rcu_fqs_jiffies = 3;  // jiffies_till_first_fqs / next_fqs
+    unsigned rcu_fqs_jiffies = 3;  // jiffies_till_first_fqs / next_fqs (kernel_default_fqs_jiffies())
     double syscall_entry_ns = 22;  // user -> kernel
     double syscall_exit_ns = 22;   // kernel -> user
     double clone_ns = 25000;       // pthread_create(): clone() and thread start
@@ -67,6 +67,11 @@ struct machine {
     // Transfer latency of a line from CPU a's cache to CPU b's.
     double transfer(unsigned a, unsigned b) const;
 };
+
+// The kernel's default jiffies_till_first_fqs (rcu_init_geometry()):
+// RCU_JIFFIES_TILL_FORCE_QS, 1 + (HZ > 250) + (HZ > 500), plus one jiffy per
+// 256 CPUs (RCU_JIFFIES_FQS_DIV). 3 ms at HZ=1000, 4 ms at HZ=250.
+unsigned kernel_default_fqs_jiffies(unsigned hz, unsigned num_cpus);
 
 // Names accepted by --machine, in the order --help lists them.
 std::vector<std::string> machine_preset_names();

@@ -11,10 +11,12 @@
 //
 // Who is the writer. The task whose futex_hash_allocate() parks a new hash
 // cannot be: clone() is never delayed by auto-scaling, and holds
-// futex_hash_lock there. So the first futex operation that sees a hash
-// parked in futex_phash_new, before it becomes a reader, claims the
-// writer's role (`pivot_writer`, a cmpxchg only ever tried while a pivot is
-// parked; the losers go on as readers and so block behind the writer) and:
+// futex_hash_lock there. So the first futex operation to finish while a hash
+// is parked in futex_phash_new, once it has left its read section and
+// dropped its references (its own work done: a waiter is queued, a waker
+// has woken), claims the writer's role (`pivot_writer`, a cmpxchg only ever
+// tried while a pivot is parked; the losers go on, and operations that start
+// after `block` is set wait behind the writer) and:
 //   1. percpu_down_write(): rcu_sync_enter() (one synchronous grace period
 //      unless a recent rcu_sync_exit() left the gate in GP_EXIT/GP_REPLAY,
 //      when it is skipped), set `block`, wait until the readers' per-CPU
@@ -26,7 +28,12 @@
 //      zero), and installs the new hash (futex_pivot_hash());
 //   3. percpu_up_write(): clear `block`, wake the blocked readers,
 //      rcu_sync_exit() (a grace period later the readers' fast path is
-//      back), give up the role; then goes on as a reader itself.
+//      back), give up the role; then returns to its caller (a waiter goes
+//      to sleep, unless it was woken meanwhile).
+// Doing the pivot after the operation, not before it, matters for a waiter:
+// it is queued while it pivots, so a requeue or wake that comes meanwhile
+// finds it, as the futex_requeue selftest expects. A pivot is never started
+// while the stack unwinds (the simulator's teardown).
 // A wait's read section is futex_wait_setup(): a waiter never sleeps inside
 // it, or the writer would wait for a sleeper the blocked wakers cannot wake.
 //
@@ -35,6 +42,7 @@
 // cannot interleave, so the lock itself is not modelled.
 #pragma once
 
+#include <exception>
 #include <string_view>
 
 #include "model/policies/stock.h"
@@ -279,14 +287,6 @@ struct rwsem_gate_policy : stock_policy {
     template <class Env>
     static void futex_op_begin(mm_struct<Env>* mm, futex_op /*op*/)
     {
-        // READ_ONCE(mm->futex_phash_new): nothing parked on the fast path.
-        if (mm->futex_phash_new) [[unlikely]] {
-            int expected = 0;
-            Env& env = *mm->env;
-            if (!env.atomic_read(mm->futex_gate.pivot_writer) &&
-                env.atomic_try_cmpxchg(mm->futex_gate.pivot_writer, expected, 1))
-                futex_gate_pivot(mm);
-        }
         percpu_down_read(mm);
     }
 
@@ -294,6 +294,14 @@ struct rwsem_gate_policy : stock_policy {
     static void futex_op_end(mm_struct<Env>* mm, futex_op /*op*/)
     {
         percpu_up_read(mm);
+        // READ_ONCE(mm->futex_phash_new): nothing parked on the fast path.
+        if (mm->futex_phash_new && std::uncaught_exceptions() == 0) [[unlikely]] {
+            int expected = 0;
+            Env& env = *mm->env;
+            if (!env.atomic_read(mm->futex_gate.pivot_writer) &&
+                env.atomic_try_cmpxchg(mm->futex_gate.pivot_writer, expected, 1))
+                futex_gate_pivot(mm);
+        }
     }
 };
 

@@ -77,3 +77,13 @@ TEST_CASE("a machine file describes a user's machine", "[machine]")
     CHECK_THROWS_WITH(load_machine_file(path), Catch::Contains("unknown field 'colour'"));
     std::remove(path.c_str());
 }
+
+TEST_CASE("RCU's force-quiescent-state delay follows the kernel's default for HZ and CPUs", "[machine]")
+{
+    CHECK(kernel_default_fqs_jiffies(1000, 192) == 3);
+    CHECK(kernel_default_fqs_jiffies(250, 192) == 1);
+    CHECK(kernel_default_fqs_jiffies(300, 8) == 2);
+    CHECK(kernel_default_fqs_jiffies(1000, 512) == 5);
+    CHECK(load_machine_preset("xeon-6975p-snc3").rcu_fqs_jiffies == 3);
+    CHECK(load_machine_preset("graviton4").rcu_fqs_jiffies == 1);
+}

@@ -308,7 +308,8 @@ void engine::wake_on_timeout(task& t, vtime at)
 }
 
 // Where a woken task runs: its last CPU if idle, else an idle allowed CPU,
-// else the allowed CPU with the shortest queue (ties: lowest number).
+// else the allowed CPU with the shortest queue (ties: lowest number). On an
+// idle CPU it starts once the CPU has left its idle state.
 void engine::place(task& t, vtime at)
 {
     t.state = task_state::runnable;
@@ -346,8 +347,12 @@ void engine::place(task& t, vtime at)
     } else {
         c.runqueue.push_back(t.id);
     }
-    if (c.current < 0)
-        dispatch(static_cast<unsigned>(chosen), at);
+    if (c.current < 0) {
+        // An idle CPU first leaves its idle state (the governor picked the
+        // state its idle period turned out to be worth).
+        const auto exit = static_cast<vtime>(machine_.idle_exit_ns(static_cast<double>(at - c.idle_since)));
+        dispatch(static_cast<unsigned>(chosen), at + exit);
+    }
 }
 
 // A new thread (fork/clone balancing, find_idlest_cpu()): the allowed LLC
@@ -416,8 +421,10 @@ void engine::dispatch(unsigned cpu, vtime at)
     vcpu& c = cpus_[cpu];
     if (c.current >= 0)
         return;
-    if (c.runqueue.empty() && !pull_task(cpu))
+    if (c.runqueue.empty() && !pull_task(cpu)) {
+        c.idle_since = at;
         return;
+    }
     const std::uint32_t id = c.runqueue.front();
     c.runqueue.pop_front();
     if (c.need_resched || c.urgent_resched) {  // the switch it asked for is happening

@@ -63,6 +63,9 @@ struct vcpu {
     bool urgent_resched = false;        // a softirq task is waiting
     vtime slice_start = 0;
     std::int64_t sampled_tick = -1;     // last tick whose state was recorded
+    // When it last went idle; before the run it had been idle a long time,
+    // so its first wake-up comes from the deepest idle state.
+    vtime idle_since = -1'000'000'000;
 };
 
 class rcu_sim;

@@ -59,6 +59,15 @@ std::vector<cpu_topology> build_topology(const topology_shape& s)
 
 }  // namespace
 
+double machine::idle_exit_ns(double idle_ns) const
+{
+    double exit = 0;
+    for (const idle_state& st : idle_states)
+        if (st.target_residency_ns <= idle_ns)
+            exit = st.exit_latency_ns;
+    return exit;
+}
+
 unsigned kernel_default_fqs_jiffies(unsigned hz, unsigned num_cpus)
 {
     return 1 + (hz > 250 ? 1 : 0) + (hz > 500 ? 1 : 0) + num_cpus / 256;
@@ -78,6 +87,10 @@ machine xeon_6975p_snc3()
     m.transfer_ns.other_die = 95;
     m.transfer_ns.per_die_hop = 20;
     m.transfer_ns.other_socket = 140;
+    // intel_idle's gnr_cstates (exit latency, target residency), measured by
+    // Intel with wult and pbe.
+    m.idle_states = {{"C1", 1'000, 1'000}, {"C1E", 4'000, 4'000}, {"C6", 170'000, 650'000},
+                     {"C6P", 210'000, 1'000'000}};
     m.hz = 1000;
     m.rcu_fqs_jiffies = kernel_default_fqs_jiffies(m.hz, m.num_cpus());
     return m;
@@ -198,6 +211,33 @@ machine load_machine_preset(const std::string& name)
     throw std::invalid_argument(fmt::format("unknown machine '{}' (valid: {})", name, valid));
 }
 
+namespace {
+
+// The cpuidle states CPU 0 offers (/sys/devices/system/cpu/cpu0/cpuidle),
+// shallowest first, without the disabled ones and polling (no exit cost).
+std::vector<idle_state> read_host_idle_states()
+{
+    std::vector<idle_state> out;
+    for (unsigned i = 0; i < 16; i++) {
+        const std::filesystem::path dir = fmt::format("/sys/devices/system/cpu/cpu0/cpuidle/state{}", i);
+        const std::string name = read_first_line(dir / "name");
+        if (name.empty())
+            break;
+        const std::string latency = read_first_line(dir / "latency");
+        const std::string residency = read_first_line(dir / "residency");
+        const auto is_num = [](const std::string& v) {
+            return !v.empty() && v.find_first_not_of("0123456789") == std::string::npos;
+        };
+        if (read_first_line(dir / "disable") == "1" || !is_num(latency) || !is_num(residency) ||
+            std::stoul(latency) == 0)
+            continue;
+        out.push_back({name, 1e3 * std::stod(latency), 1e3 * std::stod(residency)});
+    }
+    return out;
+}
+
+}  // namespace
+
 machine read_host_machine()
 {
     namespace fs = std::filesystem;
@@ -255,6 +295,8 @@ machine read_host_machine()
     else
         m.hz = 250;  // Debian's default
     m.rcu_preemptible = cfg.count("CONFIG_PREEMPT_RCU") ? cfg.at("CONFIG_PREEMPT_RCU") == "y" : true;
+    m.rcu_fqs_jiffies = kernel_default_fqs_jiffies(m.hz, m.num_cpus());
+    m.idle_states = read_host_idle_states();
     // A small VM: one core and its sibling, or two cores of one cluster.
     m.transfer_ns.smt_sibling = 9;
     m.transfer_ns.same_die = 40;
@@ -279,7 +321,7 @@ machine load_machine_file(const std::string& path)
     static const std::set<std::string> known = {
         "name", "description", "arch", "arbitration", "topology", "transfer_ns", "local_hit_ns", "local_rmw_ns", "lock_hold_ns", "full_barrier_ns", "snoop_leg_fraction", "timing_jitter", "kernel_step_ns",
         "far_atomic_ns", "hz", "rcu_preemptible", "preempt_full", "rcu_fqs_jiffies", "syscall_entry_ns",
-        "syscall_exit_ns", "clone_ns", "thread_exit_ns", "context_switch_ns"};
+        "syscall_exit_ns", "clone_ns", "thread_exit_ns", "context_switch_ns", "idle_states"};
     for (const auto& [key, _] : j.items())
         if (!known.count(key))
             throw std::invalid_argument(fmt::format("machine file: unknown field '{}'", key));
@@ -346,6 +388,24 @@ machine load_machine_file(const std::string& path)
     m.clone_ns = number(j, "clone_ns", m.clone_ns, 0, 1e9);
     m.thread_exit_ns = number(j, "thread_exit_ns", m.thread_exit_ns, 0, 1e9);
     m.context_switch_ns = number(j, "context_switch_ns", m.context_switch_ns, 0, 1e7);
+    if (j.contains("idle_states")) {
+        if (!j["idle_states"].is_array())
+            throw std::invalid_argument("machine file: 'idle_states' must be a list of "
+                                        "{name, exit_latency_us, target_residency_us}");
+        for (const auto& st : j["idle_states"]) {
+            if (!st.is_object())
+                throw std::invalid_argument("machine file: each of 'idle_states' must be an object");
+            idle_state is;
+            is.name = st.value("name", std::string("C") + std::to_string(m.idle_states.size() + 1));
+            is.exit_latency_ns = 1e3 * number(st, "exit_latency_us", 0, 0, 1e6);
+            is.target_residency_ns = 1e3 * number(st, "target_residency_us", 0, 0, 1e7);
+            if (!m.idle_states.empty() && is.target_residency_ns < m.idle_states.back().target_residency_ns)
+                throw std::invalid_argument(fmt::format(
+                    "machine file: idle state '{}' is shallower than the one before it (list them shallowest first)",
+                    is.name));
+            m.idle_states.push_back(is);
+        }
+    }
     return m;
 }
 

@@ -26,6 +26,15 @@ enum class atomic_arch {
     arm64_lse,  // LSE far atomics (ldadd, cas) execute at the line's home, the line stays put
 };
 
+// A cpuidle state (drivers/idle/intel_idle.c, ACPI _CST): how long a CPU in
+// it takes to run again when woken, and how long it must stay idle for the
+// state to be worth entering.
+struct idle_state {
+    std::string name;
+    double exit_latency_ns = 0;
+    double target_residency_ns = 0;
+};
+
 struct machine {
     std::string name;
     std::string description;
@@ -61,11 +70,18 @@ struct machine {
     double clone_ns = 25000;       // pthread_create(): clone() and thread start
     double thread_exit_ns = 10000; // do_exit() until mm_release() clears the tid
     double context_switch_ns = 1500;
+    // cpuidle states, shallowest first. Empty: a task woken onto an idle CPU
+    // runs at once.
+    std::vector<idle_state> idle_states;
 
     unsigned num_cpus() const { return static_cast<unsigned>(cpus.size()); }
     unsigned num_nodes() const;
     // Transfer latency of a line from CPU a's cache to CPU b's.
     double transfer(unsigned a, unsigned b) const;
+    // How long a CPU that has been idle for `idle_ns` takes to run a task
+    // woken onto it: the exit latency of the deepest state whose target
+    // residency that idle period covers.
+    double idle_exit_ns(double idle_ns) const;
 };
 
 // The kernel's default jiffies_till_first_fqs (rcu_init_geometry()):

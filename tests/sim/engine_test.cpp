@@ -115,3 +115,31 @@ TEST_CASE("a CPU going idle pulls a waiting task from a busy one", "[engine]")
     CHECK_FALSE(seen[1].empty());
     CHECK_FALSE(seen[2].empty());
 }
+
+TEST_CASE("a task woken onto an idle CPU waits for it to leave its idle state", "[engine]")
+{
+    machine m = small_machine(2);
+    m.idle_states = {{"C1", 1'000, 1'000}, {"C6", 100'000, 500'000}};
+    CHECK(m.idle_exit_ns(500) == 0);        // too short for any state
+    CHECK(m.idle_exit_ns(2'000) == 1'000);  // C1
+    CHECK(m.idle_exit_ns(1e9) == 100'000);  // C6
+    engine e(m, 1);
+    vtime first = -1, second = -1;
+    task* sleeper = nullptr;
+    sleeper = &e.spawn("sleeper", {1}, [&] {
+        first = e.now();  // CPU 1 was idle before the run: the deepest state
+        e.block();
+        second = e.now();
+    }, 0);
+    e.spawn("waker", {0}, [&] {
+        // The waker too starts at 100 us, from CPU 0's deepest state; CPU 1
+        // then idles about 200 us after the sleeper blocks: C1 only.
+        CHECK(e.now() == 100'000);
+        e.charge(200'000);
+        e.sync();
+        e.wake(*sleeper, e.now());
+    }, 0);
+    e.run_until(10'000'000);
+    CHECK(first == 100'000);
+    CHECK(second == 300'000 + 1'000);
+}

@@ -75,6 +75,26 @@ TEST_CASE("a machine file describes a user's machine", "[machine]")
         f << R"({"topology": {"sockets": 1}, "colour": "red"})";
     }
     CHECK_THROWS_WITH(load_machine_file(path), Catch::Contains("unknown field 'colour'"));
+    CHECK(m.rcu_fqs_jiffies == 1);  // the kernel's default at HZ=250
+    CHECK(m.idle_states.empty());
+    {
+        std::ofstream f(path);
+        f << R"({"topology": {"sockets": 1},
+                 "idle_states": [{"name": "C1", "exit_latency_us": 1, "target_residency_us": 1},
+                                 {"name": "C6", "exit_latency_us": 100, "target_residency_us": 400}]})";
+    }
+    const machine idle = load_machine_file(path);
+    REQUIRE(idle.idle_states.size() == 2);
+    CHECK(idle.idle_states[1].name == "C6");
+    CHECK(idle.idle_exit_ns(1e6) == 100'000);
+    CHECK(idle.idle_exit_ns(10'000) == 1'000);
+    {
+        std::ofstream f(path);
+        f << R"({"topology": {"sockets": 1},
+                 "idle_states": [{"name": "C6", "exit_latency_us": 100, "target_residency_us": 400},
+                                 {"name": "C1", "exit_latency_us": 1, "target_residency_us": 1}]})";
+    }
+    CHECK_THROWS_WITH(load_machine_file(path), Catch::Contains("shallower"));
     std::remove(path.c_str());
 }
 

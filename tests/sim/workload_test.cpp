@@ -94,7 +94,10 @@ TEST_CASE("pool-growth reports each phase's throughput and slots", "[workload]")
     REQUIRE(r.phases.size() == 2);
     CHECK(r.phases[0].name == "start");
     CHECK(r.phases[1].name == "grown");
-    CHECK(r.phases[0].end_ms == Approx(10.0).margin(0.1));
+    // The main thread's sleep ends at 10 ms; its CPU, idle meanwhile, first
+    // leaves a deep idle state (C6 or C6P on this preset: 170-210 us).
+    CHECK(r.phases[0].end_ms >= 10.0);
+    CHECK(r.phases[0].end_ms <= 10.0 + 0.21 + 0.01);
     CHECK(r.phases[0].slots_end == 16);  // 4 threads: the first hash
     CHECK(r.phases[0].mops > 0);
     CHECK(r.phases[1].mops > 0);

@@ -2,10 +2,13 @@
 
 #include "sim/explore/invariants.h"
 
-#include <boost/context/fixedsize_stack.hpp>
+#include <boost/context/preallocated.hpp>
+#include <boost/context/stack_context.hpp>
 
 #include <algorithm>
+#include <cstdlib>
 #include <exception>
+#include <new>
 
 namespace futexsim::sim::explore {
 
@@ -63,23 +66,58 @@ explore_env::~explore_env()
         d();
 }
 
-// Every unfinished task runs on with no scheduling: no operation stops, and
-// the first one that would sleep throws run_stopped instead, so the task's
-// guards release what they hold on the way out (a fiber destroyed while
-// suspended would unwind through destructors, which must not throw).
+// Fiber stacks come from a pool: runs are short and many, and a task left
+// unfinished at the end of a run is abandoned, not unwound, so its stack is
+// handed back here.
+namespace {
+
+constexpr std::size_t stack_bytes = 256 * 1024;
+
+std::vector<void*>& stack_pool()
+{
+    static std::vector<void*> pool;
+    return pool;
+}
+
+struct pooled_stack {
+    ctx::stack_context allocate()
+    {
+        void* base = nullptr;
+        if (stack_pool().empty()) {
+            base = std::malloc(stack_bytes);
+            if (!base)
+                throw std::bad_alloc();
+        } else {
+            base = stack_pool().back();
+            stack_pool().pop_back();
+        }
+        ctx::stack_context sc;
+        sc.size = stack_bytes;
+        sc.sp = static_cast<char*>(base) + stack_bytes;
+        return sc;
+    }
+    void deallocate(ctx::stack_context& sc) { stack_pool().push_back(static_cast<char*>(sc.sp) - sc.size); }
+};
+
+}  // namespace
+
+// Tasks still suspended are abandoned where they stand: unwinding them
+// would run the model's guards (unlocks, reference puts) outside any
+// schedule, and a model loop may never end that way. Their stacks go back
+// to the pool; nothing on them is used again (the model's structures hold
+// a waiter's futex_q only by pointer, never dereferenced on the way out).
 void explore_env::shutdown()
 {
     if (tearing_down_)
         return;
     tearing_down_ = true;
     for (auto& t : tasks_) {
-        while (t->fib) {
-            current_ = t->id;
-            t->fib = std::move(t->fib).resume();
-            current_ = -1;
-        }
+        if (!t->fib)
+            continue;
+        alignas(ctx::fiber) unsigned char handle[sizeof(ctx::fiber)];
+        new (handle) ctx::fiber(std::move(t->fib));  // never destroyed: no unwinding
+        stack_pool().push_back(t->stack_base);
     }
-    task_error_ = nullptr;
 }
 
 int explore_env::spawn(std::string name, unsigned cpu, std::function<void()> body, bool kernel)
@@ -91,14 +129,16 @@ int explore_env::spawn(std::string name, unsigned cpu, std::function<void()> bod
     t->kernel = kernel;
     t->body = std::move(body);
     xtask& ref = *t;
-    ref.fib = ctx::fiber(std::allocator_arg, ctx::fixedsize_stack(256 * 1024),
+    pooled_stack alloc;
+    ctx::stack_context sc = alloc.allocate();
+    ref.stack_base = static_cast<char*>(sc.sp) - sc.size;
+    ref.fib = ctx::fiber(std::allocator_arg, ctx::preallocated(sc.sp, sc.size, sc), alloc,
                          [this, &ref](ctx::fiber&& sched) {
                              sched_fiber_ = std::move(sched);
                              try {
                                  ref.body();
                              } catch (const ctx::detail::forced_unwind&) {
                                  throw;
-                             } catch (const run_stopped&) {
                              } catch (...) {
                                  task_error_ = std::current_exception();
                              }
@@ -147,15 +187,9 @@ void explore_env::point(op_kind k, const void* addr, const loc& l)
         return;
     xtask& self = current();
     self.pending = op_event{k, addr, 0, 0, self.cpu, l.function_name(), {}};
-    if (tearing_down_) {
-        // A model loop that never sleeps would never reach a throwing point.
-        if (++teardown_ops_ > 1'000'000 && std::uncaught_exceptions() == 0)
-            throw run_stopped{};
-        return;
-    }
-    sched_fiber_ = std::move(sched_fiber_).resume();
     if (tearing_down_)
         return;
+    sched_fiber_ = std::move(sched_fiber_).resume();
     self.pending.cpu = self.cpu;
     check_access(addr);
 }
@@ -195,19 +229,15 @@ void explore_env::user_step(std::string text)
     yield_point(op_event{op_kind::user, nullptr, 0, 0, 0, "", std::move(text)});
 }
 
-void explore_env::block(const char* in, const void* on)
+// Sleeps until woken (not once the run is over: see shutdown()).
+bool explore_env::block(const char* in, const void* on)
 {
-    if (!in_task())
-        return;
-    if (tearing_down_) {
-        if (std::uncaught_exceptions() == 0)
-            throw run_stopped{};  // see shutdown()
-        return;
-    }
+    if (!in_task() || tearing_down_)
+        return false;
     xtask& self = current();
     if (self.wake_pending) {
         self.wake_pending = false;
-        return;
+        return true;
     }
     self.state = tstate::blocked;
     self.blocked_in = in;
@@ -215,8 +245,7 @@ void explore_env::block(const char* in, const void* on)
     sched_fiber_ = std::move(sched_fiber_).resume();
     self.blocked_in = "";
     self.blocked_on = nullptr;
-    if (tearing_down_ && std::uncaught_exceptions() == 0)
-        throw run_stopped{};
+    return true;
 }
 
 void explore_env::wake(xtask& t)
@@ -475,6 +504,12 @@ void explore_env::start_gp()
 {
     gp_active_ = true;
     gp_started_ = step_;
+    // gp_steps steps for each thread, so that a grace period gives every
+    // thread about as much progress whether there are 2 or 16 of them.
+    std::uint64_t live = 0;
+    for (const auto& t : tasks_)
+        live += !t->kernel && t->state != tstate::exited;
+    gp_length_ = cfg_.gp_steps * std::max<std::uint64_t>(1, live);
     gp_readers_.clear();
     for (const auto& t : tasks_)
         if (t->state != tstate::exited && t->in_section())
@@ -518,10 +553,15 @@ bool explore_env::advance_time()
             const xtask& t = *tasks_[static_cast<std::size_t>(r.first)];
             return t.section_gen != r.second || !t.in_section();
         });
-        if (gp_readers_.empty() && step_ >= gp_started_ + cfg_.gp_steps)
+        // The callbacks of the last grace period run before the next one
+        // ends (the kernel invokes them promptly; here the rcu task is one
+        // candidate among many, and a slow pick must not look like a stall).
+        if (gp_readers_.empty() && due_.empty() && step_ >= gp_started_ + gp_length_)
             end_gp();
     }
-    if (!gp_active_ && rcu_work_pending())
+    // Grace periods keep coming while anything runs, as on a live system
+    // (other CPUs, other processes): a stalled pivot is measured against them.
+    if (!gp_active_)
         start_gp();
     return true;
 }
@@ -570,8 +610,8 @@ void explore_env::run()
             for (const auto& t : tasks_)
                 if (t->state == tstate::blocked && t->wake_at >= 0 && (next < 0 || t->wake_at < next))
                     next = t->wake_at;
-            if (gp_active_ && gp_readers_.empty()) {
-                const auto gp_end = static_cast<std::int64_t>(gp_started_ + cfg_.gp_steps);
+            if (gp_active_ && gp_readers_.empty() && rcu_work_pending()) {
+                const auto gp_end = static_cast<std::int64_t>(gp_started_ + gp_length_);
                 if (next < 0 || gp_end < next)
                     next = gp_end;
             }

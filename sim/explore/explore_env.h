@@ -5,11 +5,13 @@
 // (sim/schedule.h) picks which task takes the next step, so interleavings
 // are explored one model step at a time instead of by timing.
 //
-// Time is the step count. Grace periods and timeouts advance with it: a
-// grace period lasts at least `gp_steps` steps and until every task that
-// was in a read-side section (rcu_read_lock or preempt_disable, as in a
-// non-preemptible kernel) when it began has left it; RCU callbacks then run
-// on the "rcu" kernel task, one model step at a time like any other task.
+// Time is the step count. Grace periods and timeouts advance with it: grace
+// periods follow one another for as long as anything runs (and, when
+// everything sleeps, for as long as RCU work is pending); each lasts at
+// least `gp_steps` steps per live thread and until every task that was in a read-side
+// section (rcu_read_lock or preempt_disable, as in a non-preemptible
+// kernel) when it began has left it. RCU callbacks then run on the "rcu"
+// kernel task, one model step at a time like any other task.
 //
 // A task never shares its CPU while it is inside a non-preemptible section:
 // another task on that CPU is not a candidate until it leaves.
@@ -63,9 +65,6 @@ struct op_event {
     std::string note;           // user-level steps: what the task did
 };
 
-// Thrown inside a task to end the run at once (a violated invariant found
-// before the access that would corrupt memory, such as a use after free).
-struct run_stopped {};
 
 class explore_env {
 public:
@@ -100,12 +99,14 @@ public:
         std::int64_t wake_at = -1;      // a timeout or a nanosleep
         std::uint64_t rcu_cookie = 0;   // synchronize_rcu(): sleeps until completed >= cookie
         const void* futex_q = nullptr;  // while asleep in futex_sleep()
+        std::uint64_t sleeps = 0;       // futex_sleep() calls so far: tells one sleep from the next
         op_event pending{op_kind::user, nullptr, 0, 0, 0, "", "start"};  // performed when next picked
         std::uint64_t section_gen = 0;  // bumps each time it leaves its outermost section
         op_event last;                  // the operation its last step performed
         std::vector<std::string> notes; // what else happened in its last step
         std::function<void()> body;
         boost::context::fiber fib;
+        void* stack_base = nullptr;  // its pooled stack (sim/explore/explore_env.cpp)
 
         bool in_section() const { return rcu_nesting > 0 || preempt_count > 0; }
     };
@@ -113,7 +114,7 @@ public:
     struct config {
         unsigned cpus = 2;
         std::uint64_t max_steps = 4000;
-        std::uint64_t gp_steps = 12;  // the shortest grace period
+        std::uint64_t gp_steps = 12;  // the shortest grace period, per live thread
         strategy_options strategy;
     };
 
@@ -139,8 +140,8 @@ public:
     void fail(std::string what);
     const std::optional<std::string>& violation() const { return violation_; }
     bool tearing_down() const { return tearing_down_; }
-    // Unwinds every task (their guards run with no scheduling). Call before
-    // destroying what the tasks use.
+    // Ends the run: tasks still suspended are abandoned, not unwound (see
+    // explore_env.cpp). Call before destroying what the tasks use.
     void shutdown();
     // Something else that happened in the current step, for the trace.
     void note(std::string text);
@@ -279,11 +280,6 @@ public:
                     current().wake_pending = false;
                 return;
             }
-            if (tearing_down_) {
-                std::erase(var_waiters_[var], current_);
-                block("wait_var_event", var);  // throws run_stopped: see shutdown()
-                return;
-            }
             point(op_kind::wait_var, var, l);
             block("wait_var_event", var);
             done(0, 0);
@@ -302,13 +298,16 @@ public:
         point(op_kind::sleep, q, l);
         xtask& self = current();
         self.futex_q = q;
+        ++self.sleeps;
         self.timed_out = false;
         if (timeout_ns >= 0)
             self.wake_at = static_cast<std::int64_t>(step_) + timeout_ns;
-        block("futex_sleep", q);
+        const bool slept = block("futex_sleep", q);
         self.futex_q = nullptr;
         self.wake_at = -1;
         done(0, 0);
+        if (!slept)
+            return model::sleep_end::signal;
         return self.timed_out ? model::sleep_end::timeout : model::sleep_end::wakeup;
     }
 
@@ -349,7 +348,7 @@ private:
     void point(op_kind k, const void* addr, const loc& l);
     void pending_kind(op_kind k);
     void done(long before, long after);
-    void block(const char* in, const void* on);
+    bool block(const char* in, const void* on);
     void wake(xtask& t);
     void check_access(const void* addr);
     template <class T>
@@ -384,7 +383,6 @@ private:
     int current_ = -1;
     std::uint64_t step_ = 0;
     bool tearing_down_ = false;
-    std::uint64_t teardown_ops_ = 0;
     std::optional<std::string> violation_;
     boost::context::fiber sched_fiber_;
     std::exception_ptr task_error_;
@@ -393,6 +391,7 @@ private:
     unsigned long completed_ = 0;
     bool gp_active_ = false;
     std::uint64_t gp_started_ = 0;
+    std::uint64_t gp_length_ = 0;
     std::vector<std::pair<int, std::uint64_t>> gp_readers_;  // (task, section_gen) in a section when the GP began
     std::vector<rcu_cb> callbacks_;
     std::vector<rcu_cb> due_;  // for the rcu task

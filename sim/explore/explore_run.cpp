@@ -108,16 +108,18 @@ private:
         env_.nr_threads--;  // the thread exits
     }
 
-    // Tasks asleep in futex_sleep() with their futex_q queued on word `a`.
-    std::set<int> sleepers_on(unsigned a) const
+    // Tasks asleep in futex_sleep() with their futex_q queued on word `a`,
+    // with the number of that sleep (a task woken and asleep again is
+    // another waiter).
+    std::set<std::pair<int, std::uint64_t>> sleepers_on(unsigned a) const
     {
-        std::set<int> out;
+        std::set<std::pair<int, std::uint64_t>> out;
         for (const auto& t : env_.tasks())
             if (t->futex_q) {
                 const auto* q = static_cast<const xq*>(t->futex_q);
                 if (q->lock_ptr && q->key.address == (word_addr(a) & ~0xfffull) &&
                     q->key.offset == (word_addr(a) & 0xfff))
-                    out.insert(t->id);
+                    out.emplace(t->id, t->sleeps);
             }
         return out;
     }
@@ -173,7 +175,7 @@ private:
         case 'O':
         case 'R': {
             syscall_begin(op);
-            const std::set<int> before = sleepers_on(op.a);
+            const auto before = sleepers_on(op.a);
             woken.clear();
             int ret = 0;
             int want = 0;
@@ -238,7 +240,7 @@ private:
     // sequential futex would see. The count returned must be the tasks the
     // call woke (plus, for requeue, those it moved), and a call that
     // returned less than it asked for must have left none of them behind.
-    void check_wake_result(const xop& op, int ret, int want, const std::set<int>& before,
+    void check_wake_result(const xop& op, int ret, int want, const std::set<std::pair<int, std::uint64_t>>& before,
                            const std::vector<int>& woken)
     {
         if (env_.violation())
@@ -258,9 +260,10 @@ private:
         const bool short_count = op.kind == 'O' ? woken.empty() : ret < want;
         if (!short_count)
             return;
-        const std::set<int> still = sleepers_on(op.a);
-        for (int id : before)
-            if (still.count(id)) {
+        const auto still = sleepers_on(op.a);
+        for (const auto& sleeper : before)
+            if (still.count(sleeper)) {
+                const int id = sleeper.first;
                 env_.fail(fmt::format("lost wake-up: {} returned {} while {} was queued on word{} since before "
                                       "the call and still is",
                                       format_op(op), ret, env_.tasks()[static_cast<std::size_t>(id)]->name, op.a));
@@ -269,15 +272,15 @@ private:
     }
 
     // SET_SLOTS returns only after its hash is installed. A SET_SLOTS that
-    // raced with another may find the other's installed instead, if that
-    // one is not the lesser (futex_hash_less(): global beats any size,
-    // bigger beats smaller).
+    // raced with another may find the other's installed instead (a bigger
+    // one that won futex_hash_less(), or one that came after ours), but
+    // always a custom one: never the hash from before the call.
     void check_set_slots(unsigned slots, bool raced)
     {
         const xfph* cur = mm_.futex_phash.v;
         bool installed = cur && cur->custom && model::fph_slots(cur) == slots;
-        if (!installed && raced && cur && cur->custom)
-            installed = slots != 0 && (cur->hash_mask == 0 || model::fph_slots(cur) >= slots);
+        if (!installed && raced)
+            installed = cur && cur->custom;
         if (!installed)
             env_.fail(fmt::format("prctl(SET_SLOTS, {}) returned 0 before its hash was installed (current: {})",
                                   slots, cur ? fmt::format("{} slots{}", model::fph_slots(cur),

@@ -32,7 +32,7 @@ struct run_config {
     unsigned cpus = 2;
     strategy_options strategy;  // kind, seed, pct depth, schedule prefix
     std::uint64_t max_steps = 3000;
-    std::uint64_t gp_steps = 12;
+    std::uint64_t gp_steps = 12;  // shortest grace period, in steps per live thread
     liveness check = liveness::none;
     unsigned long pivot_bound_gps = 8;
     std::string mutation;  // test-only builds (FUTEXSIM_MUTATIONS): a mutation point to switch on

@@ -95,6 +95,9 @@ void register_replay(CLI::App& app)
     sub->add_option("--bound-gps", a->cfg.pivot_bound_gps, "bounded: grace periods a pivot may stay pending")
         ->capture_default_str();
     sub->add_flag("--quiet", a->quiet, "Print only the verdict");
+    sub->add_flag(
+        "--no-sleeper-check", [a](std::int64_t) { a->cfg.check_sleepers = false; },
+        "Do not require that threads left when nothing can run are all asleep in futex_wait()");
 #ifdef FUTEXSIM_MUTATIONS
     sub->add_option("--mutation", a->cfg.mutation, "Test-only build: switch on a mutation point");
 #endif

@@ -59,7 +59,7 @@ public:
                                strategy_name(cfg_.strategy.kind), cfg_.strategy.seed, format_case(case_)));
         start_thread(0);
         env_.run();
-        if (!env_.violation() && env_.step() < cfg_.max_steps)
+        if (!env_.violation() && env_.step() < cfg_.max_steps && cfg_.check_sleepers)
             check_end();
         if (!env_.violation() && pivot_pending_ && cfg_.check == liveness::bounded)
             check_bound(true);
@@ -489,6 +489,8 @@ std::string replay_command(const run_config& cfg, const xcase& c, const std::str
     cmd += fmt::format(" --steps {} --gp-steps {}", cfg.max_steps, cfg.gp_steps);
     if (cfg.check != liveness::none)
         cmd += fmt::format(" --liveness {} --bound-gps {}", liveness_name(cfg.check), cfg.pivot_bound_gps);
+    if (!cfg.check_sleepers)
+        cmd += " --no-sleeper-check";
     if (!cfg.mutation.empty())
         cmd += " --mutation " + cfg.mutation;
     return cmd;

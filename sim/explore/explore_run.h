@@ -35,6 +35,9 @@ struct run_config {
     std::uint64_t gp_steps = 12;  // shortest grace period, in steps per live thread
     liveness check = liveness::none;
     unsigned long pivot_bound_gps = 8;
+    // When nothing can run any more, every thread left must be asleep in
+    // futex_wait() (not in a lock, wait_var_event() or synchronize_rcu()).
+    bool check_sleepers = true;
     std::string mutation;  // test-only builds (FUTEXSIM_MUTATIONS): a mutation point to switch on
 };
 

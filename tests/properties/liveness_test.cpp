@@ -104,7 +104,7 @@ rc::Gen<explored> gen_quiet()
 void check_bounded(const std::string& policy, std::uint64_t seed)
 {
     const auto out = check_property(policy + ": every pivot completes within 8 grace periods under continuous load",
-                                    40, seed, [policy] { explore_or_fail(*gen_continuous(policy, {sim::strategy_kind::random})); });
+                                    400, seed, [policy] { explore_or_fail(*gen_continuous(policy, {sim::strategy_kind::random})); });
     INFO(out.report);
     CHECK(out.passed);
 }
@@ -113,7 +113,7 @@ void check_bounded(const std::string& policy, std::uint64_t seed)
 
 TEST_CASE("stock: a pending pivot completes after a quiet window of two grace periods", "[property][liveness]")
 {
-    const auto out = check_property("stock: pivot after a quiet window", 40, 21, [] { explore_or_fail(*gen_quiet()); });
+    const auto out = check_property("stock: pivot after a quiet window", 400, 21, [] { explore_or_fail(*gen_quiet()); });
     INFO(out.report);
     CHECK(out.passed);
 }
@@ -128,7 +128,7 @@ TEST_CASE("rwsem-gate: every pivot completes within a bound under continuous loa
     check_bounded("rwsem-gate", 23);
 }
 
-TEST_CASE("stock EXPECTED FAILURE: 'every pivot completes within a bound under continuous load' must find the "
+TEST_CASE("stock EXPECTED FAILURE - every pivot completes within a bound under continuous load - must find the "
           "stall",
           "[property][liveness][expected-failure]")
 {

@@ -105,7 +105,7 @@ struct clone_thread : command {
 
 TEST_CASE("prctl(PR_FUTEX_HASH) and clone() match a model of GET/SET_SLOTS (rc::state)", "[property]")
 {
-    const auto out = futexsim::props::check_property("prctl state machine", 200, 31, [] {
+    const auto out = futexsim::props::check_property("prctl state machine", 300, 31, [] {
         hash_model initial;
         sut s;
         rc::state::check(initial, s, rc::state::gen::execOneOfWithArgs<set_slots, get_slots, clone_thread>());

@@ -18,7 +18,7 @@ const std::string replay_program = "build/tests/futexsim-mutants";
 
 rc::Gen<explored> gen_mutant_safety(std::string policy, std::string mutation)
 {
-    return rc::gen::map(rc::gen::tuple(gen_case(2, 16, gen_ops(4)), rc::gen::inRange(1u, 9u),
+    return rc::gen::map(rc::gen::tuple(gen_case(2, 16, gen_ops(6)), rc::gen::inRange(1u, 9u),
                                        gen_strategy(all_strategies())),
                         [policy, mutation](auto t) {
                             explored e;
@@ -84,7 +84,7 @@ void expect_caught(const std::string& name, const check_outcome& out)
 
 TEST_CASE("mutant eager-install (installs without waiting for the count to drain) is caught", "[property][mutant]")
 {
-    const auto out = check_property("mutant eager-install", 60, 41, [] {
+    const auto out = check_property("mutant eager-install", 100, 41, [] {
         explore_or_fail(*gen_mutant_safety("mutant-eager-install", ""), replay_program);
     });
     expect_caught("eager-install", out);
@@ -92,7 +92,7 @@ TEST_CASE("mutant eager-install (installs without waiting for the count to drain
 
 TEST_CASE("mutant forget-bias (no LONG_MAX bias on the atomic) is caught", "[property][mutant]")
 {
-    const auto out = check_property("mutant forget-bias", 60, 42, [] {
+    const auto out = check_property("mutant forget-bias", 100, 42, [] {
         explore_or_fail(*gen_mutant_safety("stock", "forget-bias"), replay_program);
     });
     expect_caught("forget-bias", out);
@@ -100,7 +100,7 @@ TEST_CASE("mutant forget-bias (no LONG_MAX bias on the atomic) is caught", "[pro
 
 TEST_CASE("mutant no-fold-grace-period (folds without the grace period) is caught", "[property][mutant]")
 {
-    const auto out = check_property("mutant no-fold-grace-period", 60, 43, [] {
+    const auto out = check_property("mutant no-fold-grace-period", 100, 43, [] {
         explore_or_fail(*gen_mutant_safety("stock", "no-fold-grace-period"), replay_program);
     });
     expect_caught("no-fold-grace-period", out);
@@ -108,7 +108,7 @@ TEST_CASE("mutant no-fold-grace-period (folds without the grace period) is caugh
 
 TEST_CASE("mutant ungated-wait (wait-for-new gating wake but not wait) is caught", "[property][mutant]")
 {
-    const auto out = check_property("mutant ungated-wait", 40, 44, [] {
+    const auto out = check_property("mutant ungated-wait", 100, 44, [] {
         explore_or_fail(*gen_mutant_load("mutant-ungated-wait"), replay_program);
     });
     expect_caught("ungated-wait", out);

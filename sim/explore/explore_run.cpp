@@ -110,14 +110,15 @@ private:
 
     // Tasks asleep in futex_sleep() with their futex_q queued on word `a`,
     // with the number of that sleep (a task woken and asleep again is
-    // another waiter).
+    // another waiter). A waiter whose bucket lock is held is being moved
+    // (requeue, rehash) or woken right now: not counted either way.
     std::set<std::pair<int, std::uint64_t>> sleepers_on(unsigned a) const
     {
         std::set<std::pair<int, std::uint64_t>> out;
         for (const auto& t : env_.tasks())
             if (t->futex_q) {
                 const auto* q = static_cast<const xq*>(t->futex_q);
-                if (q->lock_ptr && q->key.address == (word_addr(a) & ~0xfffull) &&
+                if (q->lock_ptr && q->lock_ptr->owner < 0 && q->key.address == (word_addr(a) & ~0xfffull) &&
                     q->key.offset == (word_addr(a) & 0xfff))
                     out.emplace(t->id, t->sleeps);
             }
@@ -200,11 +201,13 @@ private:
             syscall_begin(op);
             const bool raced_at_start = set_slots_in_flight_ > 0;
             const unsigned long started_before = set_slots_started_++;
+            const std::size_t installs_before = custom_installs_.size();
             ++set_slots_in_flight_;
             const int ret = model::futex_hash_prctl(&mm_, model::PR_FUTEX_HASH_SET_SLOTS, op.n, 0);
             --set_slots_in_flight_;
             if (ret == 0)
-                check_set_slots(op.n, raced_at_start || set_slots_started_ != started_before + 1);
+                check_set_slots(op.n, raced_at_start || set_slots_started_ != started_before + 1,
+                                installs_before);
             syscall_end(op, ret);
             break;
         }
@@ -271,21 +274,23 @@ private:
             }
     }
 
-    // SET_SLOTS returns only after its hash is installed. A SET_SLOTS that
-    // raced with another may find the other's installed instead (a bigger
-    // one that won futex_hash_less(), or one that came after ours), but
-    // always a custom one: never the hash from before the call.
-    void check_set_slots(unsigned slots, bool raced)
+    // SET_SLOTS returns only after its hash is installed: a custom hash of
+    // that size was installed while the call ran. (It may be replaced again
+    // before the call returns.) A SET_SLOTS that raced with another may see
+    // the other's installed instead: a bigger one that won
+    // futex_hash_less(), or one that came after it; still a custom one.
+    void check_set_slots(unsigned slots, bool raced, std::size_t installs_before)
     {
-        const xfph* cur = mm_.futex_phash.v;
-        bool installed = cur && cur->custom && model::fph_slots(cur) == slots;
-        if (!installed && raced)
-            installed = cur && cur->custom;
-        if (!installed)
+        bool installed = false;
+        for (std::size_t i = installs_before; i < custom_installs_.size(); i++)
+            installed = installed || raced || custom_installs_[i] == slots;
+        if (!installed) {
+            const xfph* cur = mm_.futex_phash.v;
             env_.fail(fmt::format("prctl(SET_SLOTS, {}) returned 0 before its hash was installed (current: {})",
                                   slots, cur ? fmt::format("{} slots{}", model::fph_slots(cur),
                                                            cur->custom ? ", custom" : "")
                                              : std::string("none")));
+        }
     }
 
     void on_trace(const model::trace_point& tp)
@@ -297,6 +302,8 @@ private:
             pending_since_gp_ = env_.completed_gps();
         } else if (tp.kind == model::trace_kind::pivot_install) {
             ++pivots_installed_;
+            if (tp.value)  // custom
+                custom_installs_.push_back(tp.slots);
             if (pivot_pending_)
                 longest_pivot_gps_ = std::max(longest_pivot_gps_, env_.completed_gps() - pending_since_gp_);
             pivot_pending_ = false;
@@ -418,6 +425,7 @@ private:
     std::vector<std::vector<int>> woken_by_;  // by task id: whom its current call woke
     int set_slots_in_flight_ = 0;
     unsigned long set_slots_started_ = 0;
+    std::vector<unsigned> custom_installs_;  // slots of each custom hash installed, in order
     int active_ = 0;  // threads inside a system call
     std::uint64_t quiet_since_ = 0;
     unsigned long quiet_gp_base_ = 0;

@@ -34,6 +34,7 @@
 #include <optional>
 #include <source_location>
 #include <string>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 

@@ -63,6 +63,7 @@ rc::Gen<explored> gen_continuous(std::string policy, std::vector<sim::strategy_k
                         e.cfg.strategy.pct_steps = e.cfg.max_steps;
                         e.cfg.check = liveness::bounded;
                         e.cfg.pivot_bound_gps = bound_gps;
+                        e.cfg.check_sleepers = false;  // a property of its own (safety_test.cpp)
                         return e;
                     });
 }

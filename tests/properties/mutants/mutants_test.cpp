@@ -29,6 +29,7 @@ rc::Gen<explored> gen_mutant_safety(std::string policy, std::string mutation)
                             e.cfg.strategy = std::get<2>(t);
                             e.cfg.max_steps = 3000;
                             e.cfg.strategy.pct_steps = e.cfg.max_steps;
+                            e.cfg.check_sleepers = false;  // the known finding is no mutant's doing
                             return e;
                         });
 }
@@ -62,6 +63,7 @@ rc::Gen<explored> gen_mutant_load(std::string policy)
                         e.cfg.max_steps = 2500;
                         e.cfg.check = liveness::bounded;
                         e.cfg.pivot_bound_gps = 8;
+                        e.cfg.check_sleepers = false;
                         return e;
                     });
 }

@@ -29,6 +29,8 @@ struct run_args {
     std::string machine_file;
     std::string cpus;
     std::string mix = "88.6/9.5/1.9";
+    std::string strategy = "fifo";
+    std::string schedule;
     unsigned runs = 1;
     bool json = false;
     std::vector<std::string> given_flags;  // workload-specific flags on the command line
@@ -76,6 +78,14 @@ int run(run_args& a)
     if (opt.presize && (*opt.presize < 2 || (*opt.presize & (*opt.presize - 1))))
         throw usage_error(fmt::format("--presize {}: slots must be a power of two >= 2 (use --global-hash for 0)", *opt.presize));
     parse_mix(a.mix, opt);
+    const auto kind = sim::parse_strategy(a.strategy);
+    if (!kind)
+        throw usage_error(fmt::format("--strategy '{}': expected fifo, random, pct or replay", a.strategy));
+    opt.strategy.kind = *kind;
+    const auto schedule = sim::parse_schedule(a.schedule);
+    if (!schedule)
+        throw usage_error(fmt::format("--schedule '{}': expected comma-separated choices, e.g. 1,0,2", a.schedule));
+    opt.strategy.schedule = *schedule;
 
     const std::uint64_t first_seed = opt.seed;
     for (unsigned i = 0; i < a.runs; i++) {
@@ -133,6 +143,14 @@ void register_run(CLI::App& app)
     sub->add_option("--interval-ms", a->opt.interval_ms, "Width of the per-interval throughput bins")
         ->check(CLI::Range(0.1, 10000.0))
         ->capture_default_str();
+    sub->add_option("--strategy", a->strategy,
+                    "Which queued task a CPU runs next: fifo (the queue's order), random, pct, replay "
+                    "(--schedule, then fifo); seeded by --seed")
+        ->capture_default_str();
+    sub->add_option("--pct-depth", a->opt.strategy.pct_depth, "pct: depth d (d - 1 priority change points)")
+        ->check(CLI::Range(1u, 64u))
+        ->capture_default_str();
+    sub->add_option("--schedule", a->schedule, "Choices played first at each scheduling point, e.g. 1,0,2");
     sub->add_flag("--json", a->json, "One JSON object per line instead of the human line");
     auto* locks = sub->add_option("--locks", a->opt.locks, "mutex: number of locks the threads share")
                       ->check(CLI::Range(1u, 4096u))

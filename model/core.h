@@ -16,6 +16,7 @@
 #include "model/atomic.h"
 #include "model/futex.h"
 #include "model/jhash.h"
+#include "model/mutation.h"
 #include "model/policies/policy.h"
 
 namespace futexsim::model {
@@ -279,6 +280,8 @@ void futex_hash_bucket_init(futex_hash_bucket<Env>* fhb, private_hash<Env>* fph)
 
 template <class Env>
 void futex_ref_rcu(rcu_head* head);
+template <class Env>
+void __futex_ref_atomic_end(private_hash<Env>* fph);
 
 // __futex_ref_atomic_begin(): bias the atomic so it cannot read zero, flip
 // to FR_ATOMIC, and wait one grace period for every CPU to see the flip.
@@ -292,10 +295,14 @@ void __futex_ref_atomic_begin(private_hash<Env>* fph)
     // or futex_ref_is_dead() could never have reported success.
     WARN_ON_ONCE(env, env.atomic_read(mm->futex_atomic) != 0, "atomic_begin: futex_atomic != 0");
 
-    env.atomic_set(mm->futex_atomic, futex_ref_bias);
+    env.atomic_set(mm->futex_atomic, mutated(mutation::forget_bias) ? 0L : futex_ref_bias);
     env.smp_store_release(fph->state, FR_ATOMIC);
     env.trace({trace_kind::atomic_begin, fph_slots(fph), futex_ref_bias});
 
+    if (mutated(mutation::no_fold_grace_period)) {  // mutation point (model/mutation.h)
+        __futex_ref_atomic_end(fph);
+        return;
+    }
     env.call_rcu_hurry(&mm->futex_rcu, &futex_ref_rcu<Env>);
 }
 
@@ -320,7 +327,8 @@ void __futex_ref_atomic_end(private_hash<Env>* fph)
     env.this_cpu_inc(*mm->futex_ref);  // 0 -> 1: the next fph's initial reference
 
     // The moment this add lands, futex_ref_is_dead() can become true.
-    const long delta = wrapping_add(static_cast<long>(count) - futex_ref_bias, -1);
+    const long bias = mutated(mutation::forget_bias) ? 0L : futex_ref_bias;  // mutation point
+    const long delta = wrapping_add(static_cast<long>(count) - bias, -1);
     const long ret = env.atomic_add_return(mm->futex_atomic, delta);
     env.trace({trace_kind::atomic_end, fph_slots(fph), ret});
     if (!ret) {

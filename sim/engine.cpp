@@ -425,8 +425,12 @@ void engine::dispatch(unsigned cpu, vtime at)
         c.idle_since = at;
         return;
     }
-    const std::uint32_t id = c.runqueue.front();
-    c.runqueue.pop_front();
+    // The scheduling point a strategy decides (sim/schedule.h).
+    std::size_t pick = 0;
+    if (strategy_ && c.runqueue.size() > 1)
+        pick = strategy_->pick(std::vector<std::uint32_t>(c.runqueue.begin(), c.runqueue.end()));
+    const std::uint32_t id = c.runqueue[pick];
+    c.runqueue.erase(c.runqueue.begin() + static_cast<std::ptrdiff_t>(pick));
     if (c.need_resched || c.urgent_resched) {  // the switch it asked for is happening
         --resched_flags_;
         c.need_resched = c.urgent_resched = false;

@@ -22,6 +22,7 @@
 
 #include "sim/machine.h"
 #include "sim/rng.h"
+#include "sim/schedule.h"
 
 namespace futexsim::sim {
 
@@ -91,6 +92,9 @@ public:
     rng64& rng() { return rng_; }
     void set_rcu(rcu_sim* r) { rcu_ = r; }
     void set_cache(cache_model* c) { cache_ = c; }
+    // Which queued task a CPU runs next (sim/schedule.h); none: the queue's
+    // order, as before strategies existed.
+    void set_strategy(schedule_strategy* s) { strategy_ = s; }
 
     // --- tasks ------------------------------------------------------------
     // Creates a task, runnable at `at` on one of `allowed` CPUs.
@@ -208,6 +212,7 @@ private:
     std::exception_ptr task_error_;
     rcu_sim* rcu_ = nullptr;
     cache_model* cache_ = nullptr;
+    schedule_strategy* strategy_ = nullptr;
 };
 
 }  // namespace futexsim::sim

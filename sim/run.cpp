@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <numeric>
+#include <optional>
 #include <stdexcept>
 
 #include "sim/workloads/workload.h"
@@ -43,7 +44,16 @@ run_result simulate(const run_options& opt)
         throw std::invalid_argument("unknown policy '" + opt.policy + "' (valid: " +
                                     model::pivot_policy_names() + ")");
 
+    // fifo with no prefix is the engine's own order: no strategy at all.
+    // Declared first: the engine keeps a pointer to it until it is torn down.
+    std::optional<schedule_strategy> strategy;
     sim_process proc(opt.mach, opt.seed);
+    if (opt.strategy.kind != strategy_kind::fifo || !opt.strategy.schedule.empty()) {
+        strategy_options so = opt.strategy;
+        so.seed = opt.seed;
+        strategy.emplace(so);
+        proc.eng().set_strategy(&*strategy);
+    }
     model::futex_set_pivot_policy(&proc.mm(), *policy_id);
     proc.mm().futex_precheck = opt.precheck;
     engine& eng = proc.eng();

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sim/machine.h"
+#include "sim/schedule.h"
 
 namespace futexsim::sim {
 
@@ -28,6 +29,7 @@ struct run_options {
     std::uint64_t work_ops = 0;            // mutex: a fixed amount of work; 0 = run for `seconds`
     std::uint64_t seed = 1;
     double interval_ms = 10;               // per-interval throughput bins
+    strategy_options strategy;             // which queued task runs next; seed: `seed`
 };
 
 // "latched": a pivot was still pending at the end and had been for at least

@@ -15,13 +15,22 @@
 #include "model/policies/stock.h"
 #include "model/policies/wait_for_new.h"
 
+// Test-only builds (-DFUTEXSIM_MUTATIONS=1, tests/properties/) add the
+// mutant policies after the real ones; normal builds register only these three.
+#ifdef FUTEXSIM_MUTATIONS
+#include "tests/properties/mutants/mutant_policies.h"
+#define FUTEXSIM_MUTANT_POLICIES , eager_install_policy, ungated_wait_policy
+#else
+#define FUTEXSIM_MUTANT_POLICIES
+#endif
+
 namespace futexsim::model {
 
 using registered_policies = policy_list<
     stock_policy,         // id 0: Linux v6.17
     wait_for_new_policy,  // the maintainer's draft
     rwsem_gate_policy     // the reporter's percpu-rwsem prototype
-    >;
+    FUTEXSIM_MUTANT_POLICIES>;
 
 // The id of the policy called `name`, if there is one.
 inline std::optional<int> pivot_policy_id(std::string_view name)

@@ -37,6 +37,18 @@ check "--seconds" run --seconds 0
 check "--unlock" run --workload mutex --unlock maybe
 check "--machine-file" run --machine-file /nonexistent.json
 check "--cpus" demo --cpus 1
+check "--strategy 'bogus'" run --strategy bogus
+check "--pct-depth" run --pct-depth 0
+check "--schedule '1,,2'" run --schedule 1,,2
+check "--case is required" replay
+check "unknown operation 'X'" replay --case X9
+check "words are 0-3" replay --case W7
+check "--strategy 'bogus'" replay --case W0 --strategy bogus
+check "--pct-depth" replay --case W0 --pct-depth 0
+check "--schedule '1,x'" replay --case W0 --schedule 1,x
+check "unknown policy 'nope'" replay --case W0 --policy nope
+check "--liveness 'maybe'" replay --case W0 --liveness maybe
+check "--cpus" replay --case W0 --cpus 0
 bad=$(mktemp --suffix=.json)
 echo '{"topology": {"sockets": 1}, "hz": 5}' > "$bad"
 check "'hz' = 5" run --machine-file "$bad"

@@ -1,0 +1,31 @@
+// Mutation points: where the property tests' mutants (docs/testing.md)
+// break the model on purpose, to show that the properties catch each break.
+//
+// Not kernel code. In every normal build FUTEXSIM_MUTATIONS is undefined and
+// mutated() is the constant `false`: each point compiles away and the model
+// is exactly the kernel mirror. Only the test-only executables built with
+// -DFUTEXSIM_MUTATIONS=1 (tests/properties/) can switch one on, at run time.
+#pragma once
+
+namespace futexsim::model {
+
+enum class mutation : unsigned char {
+    none,
+    forget_bias,           // __futex_ref_atomic_begin/_end: no LONG_MAX bias
+    no_fold_grace_period,  // __futex_ref_atomic_begin: fold at once, no grace period first
+};
+
+// Two inline namespaces, so that the two definitions of mutated() never
+// meet in one program's symbol table.
+#ifdef FUTEXSIM_MUTATIONS
+inline namespace mutable_points {
+inline mutation active_mutation = mutation::none;
+inline bool mutated(mutation m) { return active_mutation == m; }
+}  // namespace mutable_points
+#else
+inline namespace fixed_points {
+constexpr bool mutated(mutation) { return false; }
+}  // namespace fixed_points
+#endif
+
+}  // namespace futexsim::model

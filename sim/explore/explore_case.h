@@ -1,0 +1,56 @@
+// A generated case for the explorer: what each thread of one process does,
+// written as a short string so that a failing case fits on one command line.
+//
+//   threads separated by '/', operations by '.', a trailing '*' loops the
+//   thread until the run ends. Thread 0 is the main thread; the others start
+//   only when some thread's `C` creates them, in order.
+//
+//   W<a>        futex_wait on word a with the value it reads first
+//   T<a>:<n>    the same with a timeout of n steps
+//   M<a>        futex_wait on word a with a value it does not hold (EAGAIN)
+//   K<a>:<n>    futex_wake(a, n)
+//   O<a>:<b>    futex_wake_op(a, b, 1, 1, FUTEX_OP(ADD, 1, CMP_GT, 0))
+//   R<a>:<b>:<n> futex_requeue(a, b, 1, n)
+//   P<n>        prctl(PR_FUTEX_HASH_SET_SLOTS, n)
+//   G           prctl(PR_FUTEX_HASH_GET_SLOTS)
+//   C           pthread_create(): clone() sizes the hash, the next thread starts
+//   S<n>        nanosleep for n steps
+//
+// Words a, b are 0..3 (four futex words, all 0 at the start).
+// Example: "C.C.K0:1/W0/T0:40*".
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace futexsim::sim::explore {
+
+inline constexpr unsigned num_words = 4;
+
+struct xop {
+    char kind = 'G';
+    unsigned a = 0, b = 0, n = 0;
+    friend bool operator==(const xop&, const xop&) = default;
+};
+
+struct xthread {
+    std::vector<xop> ops;
+    bool loop = false;
+    friend bool operator==(const xthread&, const xthread&) = default;
+};
+
+struct xcase {
+    std::vector<xthread> threads;
+    friend bool operator==(const xcase&, const xcase&) = default;
+};
+
+std::string format_case(const xcase& c);
+// nullopt and a reason in `error` for text that is not a case.
+std::optional<xcase> parse_case(std::string_view text, std::string* error = nullptr);
+std::string format_op(const xop& op);
+// Operations in the case: the size a shrunk counterexample is measured by.
+std::size_t case_size(const xcase& c);
+
+}  // namespace futexsim::sim::explore

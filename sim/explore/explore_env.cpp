@@ -1,0 +1,637 @@
+#include "sim/explore/explore_env.h"
+
+#include "sim/explore/invariants.h"
+
+#include <boost/context/preallocated.hpp>
+#include <boost/context/stack_context.hpp>
+
+#include <algorithm>
+#include <cstdlib>
+#include <exception>
+#include <new>
+
+namespace futexsim::sim::explore {
+
+namespace ctx = boost::context;
+
+const char* op_name(op_kind k)
+{
+    switch (k) {
+    case op_kind::read: return "read";
+    case op_kind::write: return "write";
+    case op_kind::cmpxchg_ok: return "cmpxchg(ok)";
+    case op_kind::cmpxchg_fail: return "cmpxchg(failed)";
+    case op_kind::add_return: return "add_return";
+    case op_kind::inc: return "inc";
+    case op_kind::dec: return "dec";
+    case op_kind::percpu_inc: return "this_cpu_inc";
+    case op_kind::percpu_dec: return "this_cpu_dec";
+    case op_kind::percpu_read: return "per_cpu_read";
+    case op_kind::percpu_write: return "per_cpu_write";
+    case op_kind::rcu_lock: return "rcu_read_lock";
+    case op_kind::rcu_unlock: return "rcu_read_unlock";
+    case op_kind::preempt_off: return "preempt_disable";
+    case op_kind::preempt_on: return "preempt_enable";
+    case op_kind::mutex_lock: return "mutex_lock";
+    case op_kind::mutex_unlock: return "mutex_unlock";
+    case op_kind::spin_lock: return "spin_lock";
+    case op_kind::spin_unlock: return "spin_unlock";
+    case op_kind::wait_var: return "wait_var_event(sleep)";
+    case op_kind::wake_var: return "wake_up_var";
+    case op_kind::wake_task: return "wake_up_task";
+    case op_kind::sleep: return "futex_sleep";
+    case op_kind::call_rcu: return "call_rcu";
+    case op_kind::sync_rcu: return "synchronize_rcu";
+    case op_kind::user: return "user";
+    case op_kind::syscall: return "syscall";
+    }
+    return "?";
+}
+
+explore_env::explore_env(const config& c) : cfg_(c), strategy_(c.strategy)
+{
+    // The kernel task that runs RCU callbacks (softirq), one model step at a time.
+    rcu_task_ = spawn("rcu", 0, [this] { rcu_task_body(); }, true);
+    tasks_[static_cast<std::size_t>(rcu_task_)]->state = tstate::blocked;
+    tasks_[static_cast<std::size_t>(rcu_task_)]->blocked_in = "idle";
+}
+
+explore_env::~explore_env()
+{
+    shutdown();
+    for (auto& f : rcu_frees_)
+        f.free();
+    rcu_frees_.clear();
+    for (auto& d : deleters_)
+        d();
+}
+
+// Fiber stacks come from a pool: runs are short and many, and a task left
+// unfinished at the end of a run is abandoned, not unwound, so its stack is
+// handed back here.
+namespace {
+
+constexpr std::size_t stack_bytes = 256 * 1024;
+
+std::vector<void*>& stack_pool()
+{
+    static std::vector<void*> pool;
+    return pool;
+}
+
+struct pooled_stack {
+    ctx::stack_context allocate()
+    {
+        void* base = nullptr;
+        if (stack_pool().empty()) {
+            base = std::malloc(stack_bytes);
+            if (!base)
+                throw std::bad_alloc();
+        } else {
+            base = stack_pool().back();
+            stack_pool().pop_back();
+        }
+        ctx::stack_context sc;
+        sc.size = stack_bytes;
+        sc.sp = static_cast<char*>(base) + stack_bytes;
+        return sc;
+    }
+    void deallocate(ctx::stack_context& sc) { stack_pool().push_back(static_cast<char*>(sc.sp) - sc.size); }
+};
+
+}  // namespace
+
+// Tasks still suspended are abandoned where they stand: unwinding them
+// would run the model's guards (unlocks, reference puts) outside any
+// schedule, and a model loop may never end that way. Their stacks go back
+// to the pool; nothing on them is used again (the model's structures hold
+// a waiter's futex_q only by pointer, never dereferenced on the way out).
+void explore_env::shutdown()
+{
+    if (tearing_down_)
+        return;
+    tearing_down_ = true;
+    for (auto& t : tasks_) {
+        if (!t->fib)
+            continue;
+        alignas(ctx::fiber) unsigned char handle[sizeof(ctx::fiber)];
+        new (handle) ctx::fiber(std::move(t->fib));  // never destroyed: no unwinding
+        stack_pool().push_back(t->stack_base);
+    }
+}
+
+int explore_env::spawn(std::string name, unsigned cpu, std::function<void()> body, bool kernel)
+{
+    auto t = std::make_unique<xtask>();
+    t->id = static_cast<int>(tasks_.size());
+    t->name = std::move(name);
+    t->cpu = cpu % cfg_.cpus;
+    t->kernel = kernel;
+    t->body = std::move(body);
+    xtask& ref = *t;
+    pooled_stack alloc;
+    ctx::stack_context sc = alloc.allocate();
+    ref.stack_base = static_cast<char*>(sc.sp) - sc.size;
+    ref.fib = ctx::fiber(std::allocator_arg, ctx::preallocated(sc.sp, sc.size, sc), alloc,
+                         [this, &ref](ctx::fiber&& sched) {
+                             sched_fiber_ = std::move(sched);
+                             try {
+                                 ref.body();
+                             } catch (const ctx::detail::forced_unwind&) {
+                                 throw;
+                             } catch (...) {
+                                 task_error_ = std::current_exception();
+                             }
+                             ref.state = tstate::exited;
+                             return std::move(sched_fiber_);
+                         });
+    tasks_.push_back(std::move(t));
+    return ref.id;
+}
+
+void explore_env::fail(std::string what)
+{
+    if (!violation_)
+        violation_ = std::move(what);
+}
+
+void explore_env::note(std::string text)
+{
+    if (in_task())
+        current().notes.push_back(std::move(text));
+}
+
+bool explore_env::is_freed(const void* p) const
+{
+    const char* c = static_cast<const char*>(p);
+    for (const range& r : freed_)
+        if (c >= r.lo && c < r.hi)
+            return true;
+    return false;
+}
+
+// The memory stays quarantined, so the access itself is harmless: the
+// violation stops the run at the end of this step.
+void explore_env::check_access(const void* addr)
+{
+    if (addr && is_freed(addr))
+        fail(std::string("use after free: ") + std::string(bare_function(current().pending.function)) + " " +
+             op_name(current().pending.kind) + " on memory the model freed");
+}
+
+// A scheduling point: the task stops here; when it is picked again it
+// performs this operation.
+void explore_env::point(op_kind k, const void* addr, const loc& l)
+{
+    if (!in_task())
+        return;
+    xtask& self = current();
+    self.pending = op_event{k, addr, 0, 0, self.cpu, l.function_name(), {}};
+    if (tearing_down_)
+        return;
+    sched_fiber_ = std::move(sched_fiber_).resume();
+    self.pending.cpu = self.cpu;
+    check_access(addr);
+}
+
+void explore_env::pending_kind(op_kind k)
+{
+    if (in_task())
+        current().pending.kind = k;
+}
+
+void explore_env::done(long before, long after)
+{
+    if (!in_task())
+        return;
+    xtask& self = current();
+    self.pending.before = before;
+    self.pending.after = after;
+    self.last = self.pending;
+    if (on_op && !tearing_down_)
+        on_op(self, self.last);
+}
+
+void explore_env::yield_point(op_event ev)
+{
+    if (!in_task())
+        return;
+    xtask& self = current();
+    const std::string note_text = ev.note;
+    point(ev.kind, nullptr, loc::current());
+    self.pending.function = "";
+    self.pending.note = note_text;
+    done(0, 0);
+}
+
+void explore_env::user_step(std::string text)
+{
+    yield_point(op_event{op_kind::user, nullptr, 0, 0, 0, "", std::move(text)});
+}
+
+// Sleeps until woken (not once the run is over: see shutdown()).
+bool explore_env::block(const char* in, const void* on)
+{
+    if (!in_task() || tearing_down_)
+        return false;
+    xtask& self = current();
+    if (self.wake_pending) {
+        self.wake_pending = false;
+        return true;
+    }
+    self.state = tstate::blocked;
+    self.blocked_in = in;
+    self.blocked_on = on;
+    sched_fiber_ = std::move(sched_fiber_).resume();
+    self.blocked_in = "";
+    self.blocked_on = nullptr;
+    return true;
+}
+
+void explore_env::wake(xtask& t)
+{
+    if (t.state == tstate::exited)
+        return;
+    if (t.state == tstate::blocked) {
+        t.state = tstate::runnable;
+        return;
+    }
+    t.wake_pending = true;
+}
+
+void explore_env::leave_section(xtask& t)
+{
+    if (!t.in_section())
+        ++t.section_gen;
+}
+
+void explore_env::preempt_disable()
+{
+    if (in_task())
+        ++current().preempt_count;
+}
+
+void explore_env::preempt_enable()
+{
+    if (!in_task())
+        return;
+    --current().preempt_count;
+    leave_section(current());
+}
+
+void explore_env::rcu_read_lock()
+{
+    if (in_task())
+        ++current().rcu_nesting;
+}
+
+void explore_env::rcu_read_unlock()
+{
+    if (!in_task())
+        return;
+    --current().rcu_nesting;
+    leave_section(current());
+}
+
+void explore_env::this_cpu_inc(percpu_uint& p, loc l)
+{
+    point(op_kind::percpu_inc, &p, l);
+    const unsigned cpu = in_task() ? current().cpu : 0;
+    const long before = p.v[cpu];
+    ++p.v[cpu];
+    done(before, p.v[cpu]);
+}
+
+void explore_env::this_cpu_dec(percpu_uint& p, loc l)
+{
+    point(op_kind::percpu_dec, &p, l);
+    const unsigned cpu = in_task() ? current().cpu : 0;
+    const long before = p.v[cpu];
+    --p.v[cpu];
+    done(before, p.v[cpu]);
+}
+
+unsigned explore_env::per_cpu_read(const percpu_uint& p, unsigned cpu, loc l)
+{
+    point(op_kind::percpu_read, &p, l);
+    const unsigned v = p.v[cpu];
+    done(v, v);
+    return v;
+}
+
+void explore_env::per_cpu_write(percpu_uint& p, unsigned cpu, unsigned v, loc l)
+{
+    point(op_kind::percpu_write, &p, l);
+    const long before = p.v[cpu];
+    p.v[cpu] = v;
+    if (in_task())
+        current().pending.cpu = cpu;  // the counter written, not where the writer runs
+    done(before, v);
+}
+
+void explore_env::call_rcu_hurry(model::rcu_head* head, void (*func)(model::rcu_head*))
+{
+    head->func = func;
+    callbacks_.push_back({head, get_state_synchronize_rcu(), in_task() ? current().cpu : 0});
+    note("call_rcu");
+}
+
+void explore_env::synchronize_rcu(loc l)
+{
+    point(op_kind::sync_rcu, nullptr, l);
+    xtask& self = current();
+    self.rcu_cookie = get_state_synchronize_rcu();
+    while (completed_ < self.rcu_cookie)
+        block("synchronize_rcu", this);
+    self.rcu_cookie = 0;
+    done(0, 0);
+}
+
+void explore_env::mutex_lock(mutex_t& m, loc l)
+{
+    point(op_kind::mutex_lock, &m, l);
+    const int me = current_;
+    if (m.owner < 0 || tearing_down_) {
+        m.owner = me;
+    } else {
+        m.waiters.push_back(me);
+        while (m.owner != me)
+            block("mutex_lock", &m);
+    }
+    done(0, 1);
+}
+
+void explore_env::mutex_unlock(mutex_t& m, loc l)
+{
+    point(op_kind::mutex_unlock, &m, l);
+    if (m.waiters.empty()) {
+        m.owner = -1;
+    } else {
+        m.owner = m.waiters.front();  // hand-off
+        m.waiters.erase(m.waiters.begin());
+        wake(*tasks_[static_cast<std::size_t>(m.owner)]);
+    }
+    done(1, 0);
+}
+
+// spin_lock() disables preemption: the task keeps its CPU while it spins.
+void explore_env::spin_lock(spinlock_t& s, loc l)
+{
+    point(op_kind::spin_lock, &s, l);
+    if (in_task())
+        ++current().preempt_count;
+    while (s.owner >= 0 && !tearing_down_) {
+        spinners_[&s].push_back(current_);
+        block("spin_lock", &s);
+    }
+    s.owner = current_;
+    done(0, 1);
+}
+
+void explore_env::spin_unlock(spinlock_t& s, loc l)
+{
+    point(op_kind::spin_unlock, &s, l);
+    s.owner = -1;
+    auto it = spinners_.find(&s);
+    if (it != spinners_.end()) {
+        std::vector<int> waiters = std::move(it->second);
+        spinners_.erase(it);
+        for (int id : waiters)
+            wake(*tasks_[static_cast<std::size_t>(id)]);
+    }
+    if (in_task()) {
+        --current().preempt_count;
+        leave_section(current());
+    }
+    done(1, 0);
+}
+
+void explore_env::wake_up_var(const void* var)
+{
+    auto it = var_waiters_.find(var);
+    if (it == var_waiters_.end())
+        return;
+    std::vector<int> waiters = std::move(it->second);
+    var_waiters_.erase(it);
+    for (int id : waiters)
+        wake(*tasks_[static_cast<std::size_t>(id)]);
+}
+
+void explore_env::wake_up_task(void* t)
+{
+    auto* x = static_cast<xtask*>(t);
+    if (on_op && in_task() && !tearing_down_) {
+        op_event ev{op_kind::wake_task, x, 0, 0, current().cpu, "wake_up_task", {}};
+        on_op(current(), ev);
+    }
+    note("wake_up_task " + x->name);
+    wake(*x);
+}
+
+int explore_env::futex_get_value(std::uint64_t uaddr, std::uint32_t* out, loc l)
+{
+    auto it = user_memory.find(uaddr);
+    if (it == user_memory.end())
+        return -model::EFAULT_;
+    *out = atomic_read(it->second, l);
+    return 0;
+}
+
+int explore_env::arch_futex_atomic_op_inuser(int op, int oparg, int* oval, std::uint64_t uaddr, loc l)
+{
+    auto it = user_memory.find(uaddr);
+    if (it == user_memory.end())
+        return -model::EFAULT_;
+    point(op_kind::add_return, &it->second, l);
+    const std::uint32_t old = it->second.v;
+    const auto arg = static_cast<std::uint32_t>(oparg);
+    int ret = 0;
+    switch (static_cast<unsigned>(op)) {
+    case model::FUTEX_OP_SET: it->second.v = arg; break;
+    case model::FUTEX_OP_ADD: it->second.v = old + arg; break;
+    case model::FUTEX_OP_OR: it->second.v = old | arg; break;
+    case model::FUTEX_OP_ANDN: it->second.v = old & ~arg; break;
+    case model::FUTEX_OP_XOR: it->second.v = old ^ arg; break;
+    default: ret = -model::ENOSYS_; break;
+    }
+    *oval = static_cast<int>(old);
+    done(old, it->second.v);
+    return ret;
+}
+
+void explore_env::sleep_steps(std::uint64_t steps)
+{
+    xtask& self = current();
+    self.wake_at = static_cast<std::int64_t>(step_ + steps);
+    point(op_kind::user, nullptr, loc::current());
+    self.pending.function = "";
+    self.pending.note = "nanosleep " + std::to_string(steps);
+    while (static_cast<std::int64_t>(step_) < self.wake_at)
+        block("nanosleep", nullptr);
+    self.wake_at = -1;
+    done(0, 0);
+}
+
+// --- the scheduler -------------------------------------------------------
+
+std::vector<int> explore_env::candidates() const
+{
+    std::vector<int> out;
+    for (const auto& t : tasks_) {
+        if (t->state != tstate::runnable)
+            continue;
+        bool cpu_taken = false;  // by another task in a non-preemptible section
+        for (const auto& u : tasks_)
+            if (u.get() != t.get() && u->state != tstate::exited && u->cpu == t->cpu && u->in_section())
+                cpu_taken = true;
+        if (!cpu_taken)
+            out.push_back(t->id);
+    }
+    return out;
+}
+
+bool explore_env::rcu_work_pending() const
+{
+    if (!callbacks_.empty() || !rcu_frees_.empty())
+        return true;
+    for (const auto& t : tasks_)
+        if (t->rcu_cookie > completed_)
+            return true;
+    return false;
+}
+
+void explore_env::start_gp()
+{
+    gp_active_ = true;
+    gp_started_ = step_;
+    // gp_steps steps for each thread, so that a grace period gives every
+    // thread about as much progress whether there are 2 or 16 of them.
+    std::uint64_t live = 0;
+    for (const auto& t : tasks_)
+        live += !t->kernel && t->state != tstate::exited;
+    gp_length_ = cfg_.gp_steps * std::max<std::uint64_t>(1, live);
+    gp_readers_.clear();
+    for (const auto& t : tasks_)
+        if (t->state != tstate::exited && t->in_section())
+            gp_readers_.emplace_back(t->id, t->section_gen);
+}
+
+void explore_env::end_gp()
+{
+    gp_active_ = false;
+    ++completed_;
+    std::vector<rcu_cb> later;
+    for (const rcu_cb& cb : callbacks_)
+        (cb.after <= completed_ ? due_ : later).push_back(cb);
+    callbacks_ = std::move(later);
+    if (!due_.empty())
+        wake(*tasks_[static_cast<std::size_t>(rcu_task_)]);
+    std::vector<rcu_free> keep;
+    for (auto& f : rcu_frees_) {
+        if (f.after <= completed_)
+            f.free();
+        else
+            keep.push_back(std::move(f));
+    }
+    rcu_frees_ = std::move(keep);
+    for (auto& t : tasks_)
+        if (t->rcu_cookie && t->rcu_cookie <= completed_)
+            wake(*t);
+}
+
+// Grace periods and timers at the current step. Returns the next step at
+// which something is due when nothing can run now (-1: nothing ever).
+bool explore_env::advance_time()
+{
+    for (auto& t : tasks_)
+        if (t->state == tstate::blocked && t->wake_at >= 0 && static_cast<std::int64_t>(step_) >= t->wake_at) {
+            t->timed_out = true;
+            wake(*t);
+        }
+    if (gp_active_) {
+        std::erase_if(gp_readers_, [this](const auto& r) {
+            const xtask& t = *tasks_[static_cast<std::size_t>(r.first)];
+            return t.section_gen != r.second || !t.in_section();
+        });
+        // The callbacks of the last grace period run before the next one
+        // ends (the kernel invokes them promptly; here the rcu task is one
+        // candidate among many, and a slow pick must not look like a stall).
+        if (gp_readers_.empty() && due_.empty() && step_ >= gp_started_ + gp_length_)
+            end_gp();
+    }
+    // Grace periods keep coming while anything runs, as on a live system
+    // (other CPUs, other processes): a stalled pivot is measured against them.
+    if (!gp_active_)
+        start_gp();
+    return true;
+}
+
+void explore_env::rcu_task_body()
+{
+    xtask& self = current();
+    for (;;) {
+        while (due_.empty())
+            block("idle", this);
+        const rcu_cb cb = due_.front();
+        due_.erase(due_.begin());
+        // Move to the callback's CPU first, as a step of its own: the
+        // softirq then starts only when no task there is in a section.
+        self.cpu = cb.cpu;
+        user_step("softirq on cpu" + std::to_string(cb.cpu));
+        ++self.preempt_count;  // softirq: not preemptible
+        note("rcu callback");
+        cb.head->func(cb.head);
+        --self.preempt_count;
+        leave_section(self);
+    }
+}
+
+void explore_env::switch_to(xtask& t)
+{
+    current_ = t.id;
+    t.notes.clear();
+    t.fib = std::move(t.fib).resume();
+    current_ = -1;
+    if (task_error_) {
+        auto e = task_error_;
+        task_error_ = nullptr;
+        std::rethrow_exception(e);
+    }
+}
+
+void explore_env::run()
+{
+    advance_time();
+    while (!violation_ && step_ < cfg_.max_steps) {
+        const std::vector<int> c = candidates();
+        if (c.empty()) {
+            // Nothing can run: let time pass until a timer or a grace period is due.
+            std::int64_t next = -1;
+            for (const auto& t : tasks_)
+                if (t->state == tstate::blocked && t->wake_at >= 0 && (next < 0 || t->wake_at < next))
+                    next = t->wake_at;
+            if (gp_active_ && gp_readers_.empty() && rcu_work_pending()) {
+                const auto gp_end = static_cast<std::int64_t>(gp_started_ + gp_length_);
+                if (next < 0 || gp_end < next)
+                    next = gp_end;
+            }
+            if (next < 0)
+                return;  // everyone is blocked for good, or done
+            step_ = std::max<std::uint64_t>(step_ + 1, static_cast<std::uint64_t>(next));
+            advance_time();
+            continue;
+        }
+        std::vector<std::uint32_t> ids(c.begin(), c.end());
+        xtask& t = *tasks_[static_cast<std::size_t>(c[strategy_.pick(ids)])];
+        ++step_;
+        // What the step shows if the task only blocks: the operation it tried.
+        t.last = t.pending;
+        t.last.note += t.last.note.empty() ? "(blocks)" : " (blocks)";
+        switch_to(t);
+        if (on_step)
+            on_step(t, t.last);
+        advance_time();
+    }
+}
+
+}  // namespace futexsim::sim::explore

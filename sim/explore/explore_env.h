@@ -1,0 +1,420 @@
+// The explorer's environment: every task is a fiber, exactly one runs at a
+// time, and every call the model makes through the environment that other
+// CPUs could observe (a shared word, a per-CPU counter, a lock, RCU) is a
+// scheduling point. There the task stops and a schedule strategy
+// (sim/schedule.h) picks which task takes the next step, so interleavings
+// are explored one model step at a time instead of by timing.
+//
+// Time is the step count. Grace periods and timeouts advance with it: grace
+// periods follow one another for as long as anything runs (and, when
+// everything sleeps, for as long as RCU work is pending); each lasts at
+// least `gp_steps` steps per live thread and until every task that was in a read-side
+// section (rcu_read_lock or preempt_disable, as in a non-preemptible
+// kernel) when it began has left it. RCU callbacks then run on the "rcu"
+// kernel task, one model step at a time like any other task.
+//
+// A task never shares its CPU while it is inside a non-preemptible section:
+// another task on that CPU is not a candidate until it leaves.
+//
+// Frees are quarantined: kvfree() and kvfree_rcu() mark the memory freed
+// and keep it, and every later access through the environment to a word
+// inside freed memory is reported (use after free), before it happens.
+//
+// Observers (sim/explore/invariants.h) see every operation after it ran,
+// with the model function that made it (std::source_location), and are
+// asked after every step whether the state is still sound.
+#pragma once
+
+#include <boost/context/fiber.hpp>
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <source_location>
+#include <string>
+#include <type_traits>
+#include <unordered_map>
+#include <vector>
+
+#include "model/atomic.h"
+#include "model/env.h"
+#include "model/futex.h"
+#include "sim/schedule.h"
+
+namespace futexsim::sim::explore {
+
+using loc = std::source_location;
+
+// What one environment call did, for observers and the trace.
+enum class op_kind : std::uint8_t {
+    read, write, cmpxchg_ok, cmpxchg_fail, add_return, inc, dec,
+    percpu_inc, percpu_dec, percpu_read, percpu_write,
+    rcu_lock, rcu_unlock, preempt_off, preempt_on,
+    mutex_lock, mutex_unlock, spin_lock, spin_unlock,
+    wait_var, wake_var, wake_task, sleep, call_rcu, sync_rcu, user, syscall,
+};
+const char* op_name(op_kind k);
+
+struct op_event {
+    op_kind kind;
+    const void* addr = nullptr;  // the word, counter or lock
+    long before = 0, after = 0;  // the value (per-CPU: this CPU's counter)
+    unsigned cpu = 0;
+    const char* function = "";  // the model function that made the call
+    std::string note;           // user-level steps: what the task did
+};
+
+
+class explore_env {
+public:
+    template <class T>
+    struct word {
+        T v{};
+    };
+    struct percpu_uint {
+        std::vector<unsigned> v;
+    };
+    struct mutex_t {
+        int owner = -1;
+        std::vector<int> waiters;
+    };
+    struct spinlock_t {
+        int owner = -1;
+    };
+
+    enum class tstate : std::uint8_t { runnable, blocked, exited };
+    struct xtask {
+        int id = 0;
+        std::string name;
+        unsigned cpu = 0;
+        bool kernel = false;
+        tstate state = tstate::runnable;
+        const char* blocked_in = "";   // what it sleeps in, for the deadlock report
+        const void* blocked_on = nullptr;
+        int rcu_nesting = 0;
+        int preempt_count = 0;
+        bool wake_pending = false;
+        bool timed_out = false;
+        std::int64_t wake_at = -1;      // a timeout or a nanosleep
+        std::uint64_t rcu_cookie = 0;   // synchronize_rcu(): sleeps until completed >= cookie
+        const void* futex_q = nullptr;  // while asleep in futex_sleep()
+        std::uint64_t sleeps = 0;       // futex_sleep() calls so far: tells one sleep from the next
+        op_event pending{op_kind::user, nullptr, 0, 0, 0, "", "start"};  // performed when next picked
+        std::uint64_t section_gen = 0;  // bumps each time it leaves its outermost section
+        op_event last;                  // the operation its last step performed
+        std::vector<std::string> notes; // what else happened in its last step
+        std::function<void()> body;
+        boost::context::fiber fib;
+        void* stack_base = nullptr;  // its pooled stack (sim/explore/explore_env.cpp)
+
+        bool in_section() const { return rcu_nesting > 0 || preempt_count > 0; }
+    };
+
+    struct config {
+        unsigned cpus = 2;
+        std::uint64_t max_steps = 4000;
+        std::uint64_t gp_steps = 12;  // the shortest grace period, per live thread
+        strategy_options strategy;
+    };
+
+    explicit explore_env(const config& c);
+    ~explore_env();
+    explore_env(const explore_env&) = delete;
+    explore_env& operator=(const explore_env&) = delete;
+
+    // --- the harness ------------------------------------------------------
+    int spawn(std::string name, unsigned cpu, std::function<void()> body, bool kernel = false);
+    // Runs until every task is blocked for good or has exited, a violation
+    // stops the run, or max_steps.
+    void run();
+    std::uint64_t step() const { return step_; }
+    unsigned long completed_gps() const { return completed_; }
+    bool gp_in_progress() const { return gp_active_; }
+    bool rcu_work_pending() const;
+    const std::vector<std::unique_ptr<xtask>>& tasks() const { return tasks_; }
+    xtask& current() { return *tasks_[static_cast<std::size_t>(current_)]; }
+    bool in_task() const { return current_ >= 0; }
+    const schedule_strategy& strategy() const { return strategy_; }
+    // Stop the run with this violation (the first one is kept).
+    void fail(std::string what);
+    const std::optional<std::string>& violation() const { return violation_; }
+    bool tearing_down() const { return tearing_down_; }
+    // Ends the run: tasks still suspended are abandoned, not unwound (see
+    // explore_env.cpp). Call before destroying what the tasks use.
+    void shutdown();
+    // Something else that happened in the current step, for the trace.
+    void note(std::string text);
+    // A user-level step of the current task (a syscall's start or end, a
+    // user load): a scheduling point with a note for the trace.
+    void user_step(std::string note);
+
+    // Observers: after every operation; after every step.
+    std::function<void(const xtask&, const op_event&)> on_op;
+    std::function<void(const xtask&, const op_event&)> on_step;
+    std::function<void(const model::trace_point&)> on_trace;
+
+    unsigned nr_threads = 0;  // get_nr_threads(): the harness keeps it
+    std::map<std::uint64_t, word<std::uint32_t>> user_memory;
+
+    // Quarantine: is `p` inside memory the model freed?
+    bool is_freed(const void* p) const;
+
+    // --- the model's environment interface ----------------------------
+    unsigned smp_processor_id() const { return tasks_[static_cast<std::size_t>(current_)]->cpu; }
+    unsigned num_online_cpus() const { return cfg_.cpus; }
+    unsigned num_possible_cpus() const { return cfg_.cpus; }
+    unsigned num_possible_nodes() const { return 1; }
+    unsigned get_nr_threads() const { return nr_threads; }
+    void preempt_disable();
+    void preempt_enable();
+
+    template <class T>
+    T atomic_read(word<T>& w, loc l = loc::current())
+    {
+        point(op_kind::read, &w, l);
+        const T v = w.v;
+        done(as_long(v), as_long(v));
+        return v;
+    }
+    template <class T, class U>
+    void atomic_set(word<T>& w, U v, loc l = loc::current())
+    {
+        point(op_kind::write, &w, l);
+        const long before = as_long(w.v);
+        w.v = static_cast<T>(v);
+        done(before, as_long(w.v));
+    }
+    template <class T>
+    T smp_load_acquire(word<T>& w, loc l = loc::current())
+    {
+        return atomic_read(w, l);
+    }
+    template <class T, class U>
+    void smp_store_release(word<T>& w, U v, loc l = loc::current())
+    {
+        atomic_set(w, v, l);
+    }
+    template <class T>
+    bool atomic_try_cmpxchg(word<T>& w, T& old, T new_, loc l = loc::current())
+    {
+        point(op_kind::cmpxchg_ok, &w, l);
+        const long before = as_long(w.v);
+        const bool ok = w.v == old;
+        if (ok)
+            w.v = new_;
+        else
+            old = w.v;
+        pending_kind(ok ? op_kind::cmpxchg_ok : op_kind::cmpxchg_fail);
+        done(before, as_long(w.v));
+        return ok;
+    }
+    template <class T>
+    T atomic_add_return(word<T>& w, T delta, loc l = loc::current())
+    {
+        point(op_kind::add_return, &w, l);
+        const long before = as_long(w.v);
+        w.v = static_cast<T>(model::wrapping_add(static_cast<long>(w.v), static_cast<long>(delta)));
+        done(before, as_long(w.v));
+        return w.v;
+    }
+    template <class T>
+    bool atomic_dec_and_test(word<T>& w, loc l = loc::current())
+    {
+        point(op_kind::dec, &w, l);
+        const long before = as_long(w.v);
+        w.v = static_cast<T>(model::wrapping_add(static_cast<long>(w.v), -1));
+        done(before, as_long(w.v));
+        return w.v == 0;
+    }
+    template <class T>
+    void atomic_inc(word<T>& w, loc l = loc::current())
+    {
+        point(op_kind::inc, &w, l);
+        const long before = as_long(w.v);
+        ++w.v;
+        done(before, as_long(w.v));
+    }
+    template <class T>
+    void atomic_dec(word<T>& w, loc l = loc::current())
+    {
+        point(op_kind::dec, &w, l);
+        const long before = as_long(w.v);
+        --w.v;
+        done(before, as_long(w.v));
+    }
+    void smp_mb() {}
+
+    std::unique_ptr<percpu_uint> alloc_percpu_uint()
+    {
+        auto p = std::make_unique<percpu_uint>();
+        p->v.assign(cfg_.cpus, 0);
+        return p;
+    }
+    void this_cpu_inc(percpu_uint& p, loc l = loc::current());
+    void this_cpu_dec(percpu_uint& p, loc l = loc::current());
+    unsigned per_cpu_read(const percpu_uint& p, unsigned cpu, loc l = loc::current());
+    void per_cpu_write(percpu_uint& p, unsigned cpu, unsigned v, loc l = loc::current());
+
+    void rcu_read_lock();
+    void rcu_read_unlock();
+    unsigned long get_state_synchronize_rcu() const { return completed_ + (gp_active_ ? 2 : 1); }
+    bool poll_state_synchronize_rcu(unsigned long cookie) const { return completed_ >= cookie; }
+    void call_rcu_hurry(model::rcu_head* head, void (*func)(model::rcu_head*));
+    void synchronize_rcu(loc l = loc::current());
+
+    void mutex_lock(mutex_t& m, loc l = loc::current());
+    void mutex_unlock(mutex_t& m, loc l = loc::current());
+    void spin_lock(spinlock_t& s, loc l = loc::current());
+    void spin_unlock(spinlock_t& s, loc l = loc::current());
+
+    template <class Cond>
+    void wait_var_event(const void* var, Cond cond, loc l = loc::current())
+    {
+        for (;;) {
+            // prepare_to_wait() before the check: a wake in between is kept.
+            var_waiters_[var].push_back(current_);
+            if (cond()) {
+                std::erase(var_waiters_[var], current_);
+                if (in_task())
+                    current().wake_pending = false;
+                return;
+            }
+            point(op_kind::wait_var, var, l);
+            block("wait_var_event", var);
+            done(0, 0);
+        }
+    }
+    void wake_up_var(const void* var);
+    void wake_up_task(void* t);
+
+    void* current_task() { return &current(); }
+    int futex_get_value(std::uint64_t uaddr, std::uint32_t* out, loc l = loc::current());
+    int arch_futex_atomic_op_inuser(int op, int oparg, int* oval, std::uint64_t uaddr,
+                                    loc l = loc::current());
+    template <class Q>
+    model::sleep_end futex_sleep(Q* q, long timeout_ns, loc l = loc::current())
+    {
+        point(op_kind::sleep, q, l);
+        xtask& self = current();
+        self.futex_q = q;
+        ++self.sleeps;
+        self.timed_out = false;
+        if (timeout_ns >= 0)
+            self.wake_at = static_cast<std::int64_t>(step_) + timeout_ns;
+        const bool slept = block("futex_sleep", q);
+        self.futex_q = nullptr;
+        self.wake_at = -1;
+        done(0, 0);
+        if (!slept)
+            return model::sleep_end::signal;
+        return self.timed_out ? model::sleep_end::timeout : model::sleep_end::wakeup;
+    }
+
+    template <class T>
+    void kvfree(T* p)
+    {
+        quarantine(p);
+    }
+    template <class T>
+    void kvfree_rcu(T* p)
+    {
+        rcu_frees_.push_back({[this, p] { quarantine(p); }, get_state_synchronize_rcu()});
+    }
+
+    void warn(const char* what) { fail(std::string("the model warned: ") + what); }
+    void trace(const model::trace_point& tp)
+    {
+        if (on_trace)
+            on_trace(tp);
+    }
+
+    // nanosleep(): the current task sleeps for `steps` steps.
+    void sleep_steps(std::uint64_t steps);
+    // Ends the current task's step here: it becomes a candidate again.
+    void yield_point(op_event ev);
+
+private:
+    template <class T>
+    static long as_long(const T& v)
+    {
+        if constexpr (std::is_pointer_v<T>)
+            return static_cast<long>(reinterpret_cast<std::uintptr_t>(v) & 0xffffff);
+        else
+            return static_cast<long>(v);
+    }
+    // The two halves of one operation: point() is where the task stops and
+    // waits to be picked; done() reports what it did.
+    void point(op_kind k, const void* addr, const loc& l);
+    void pending_kind(op_kind k);
+    void done(long before, long after);
+    bool block(const char* in, const void* on);
+    void wake(xtask& t);
+    void check_access(const void* addr);
+    template <class T>
+    void quarantine(T* p);
+
+    std::vector<int> candidates() const;
+    bool advance_time();  // grace periods, timeouts; false if nothing left to wait for
+    void leave_section(xtask& t);
+    void rcu_task_body();
+    void start_gp();
+    void end_gp();
+    void run_rcu_callbacks();
+    void switch_to(xtask& t);
+
+    struct rcu_cb {
+        model::rcu_head* head;
+        unsigned long after;  // runs once completed_ >= after
+        unsigned cpu;
+    };
+    struct rcu_free {
+        std::function<void()> free;
+        unsigned long after;
+    };
+    struct range {
+        const char* lo;
+        const char* hi;
+    };
+
+    config cfg_;
+    schedule_strategy strategy_;
+    std::vector<std::unique_ptr<xtask>> tasks_;
+    int current_ = -1;
+    std::uint64_t step_ = 0;
+    bool tearing_down_ = false;
+    std::optional<std::string> violation_;
+    boost::context::fiber sched_fiber_;
+    std::exception_ptr task_error_;
+
+    // RCU
+    unsigned long completed_ = 0;
+    bool gp_active_ = false;
+    std::uint64_t gp_started_ = 0;
+    std::uint64_t gp_length_ = 0;
+    std::vector<std::pair<int, std::uint64_t>> gp_readers_;  // (task, section_gen) in a section when the GP began
+    std::vector<rcu_cb> callbacks_;
+    std::vector<rcu_cb> due_;  // for the rcu task
+    std::vector<rcu_free> rcu_frees_;
+    int rcu_task_ = -1;
+
+    std::unordered_map<const void*, std::vector<int>> var_waiters_;
+    std::unordered_map<const void*, std::vector<int>> spinners_;
+    std::vector<range> freed_;
+    std::vector<std::function<void()>> deleters_;
+};
+
+template <class T>
+void explore_env::quarantine(T* p)
+{
+    const char* lo = reinterpret_cast<const char*>(p);
+    freed_.push_back({lo, lo + sizeof(T)});
+    if constexpr (requires { p->queues.data(); }) {
+        const char* q = reinterpret_cast<const char*>(p->queues.data());
+        freed_.push_back({q, q + p->queues.size() * sizeof(p->queues[0])});
+    }
+    deleters_.push_back([p] { delete p; });
+}
+
+}  // namespace futexsim::sim::explore

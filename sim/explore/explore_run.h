@@ -1,0 +1,67 @@
+// One explored run: a case (sim/explore/explore_case.h) on the explorer
+// (sim/explore/explore_env.h) under one policy and one schedule, with the
+// safety invariants checked after every step (sim/explore/invariants.h) and
+// the liveness property the run asks for.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "sim/explore/explore_case.h"
+#include "sim/schedule.h"
+
+namespace futexsim::sim::explore {
+
+// Which liveness property a run checks, on top of the safety invariants.
+enum class liveness : std::uint8_t {
+    none,
+    // Every pivot completes within `pivot_bound_gps` grace periods of its
+    // request, whatever the load (the fixes' promise; stock breaks it).
+    bounded,
+    // A pivot pending when the process goes quiet (no thread in a futex
+    // call) for at least two full grace periods is installed by the end of
+    // the first futex operation after the quiet window (stock's promise).
+    after_quiet,
+};
+
+struct run_config {
+    std::string policy = "stock";
+    unsigned cpus = 2;
+    strategy_options strategy;  // kind, seed, pct depth, schedule prefix
+    std::uint64_t max_steps = 3000;
+    std::uint64_t gp_steps = 12;  // shortest grace period, in steps per live thread
+    liveness check = liveness::none;
+    unsigned long pivot_bound_gps = 8;
+    // When nothing can run any more, every thread left must be asleep in
+    // futex_wait() (not in a lock, wait_var_event() or synchronize_rcu()).
+    bool check_sleepers = true;
+    std::string mutation;  // test-only builds (FUTEXSIM_MUTATIONS): a mutation point to switch on
+};
+
+struct run_outcome {
+    std::optional<std::string> violation;  // the first property broken, if any
+    std::uint64_t steps = 0;
+    unsigned long grace_periods = 0;
+    unsigned long pivots_installed = 0;
+    unsigned long longest_pivot_gps = 0;
+    std::vector<unsigned> schedule;  // the choices made, replayable with --strategy replay
+};
+
+// Called with one line per step (and a header), when tracing.
+using trace_sink = std::function<void(const std::string&)>;
+
+run_outcome explore_case(const run_config& cfg, const xcase& c, const trace_sink& trace = {});
+
+// The command line that replays this run and prints its trace.
+std::string replay_command(const run_config& cfg, const xcase& c, const std::string& program = "futexsim");
+
+std::string_view liveness_name(liveness l);
+std::optional<liveness> parse_liveness(std::string_view name);
+
+// Names of the mutations a test-only build can switch on ("" in normal builds).
+std::vector<std::string> mutation_names();
+
+}  // namespace futexsim::sim::explore

@@ -1,0 +1,76 @@
+// The safety invariants, checked after every step of an explored run, and
+// the ghost state they need: what the operations so far say about the
+// references held, which hash died, where a fold is.
+//
+// The ghost follows the operations the model makes through the
+// environment, identified by the word they touch and the model function
+// that made them (std::source_location), never by changing the model:
+// - references held: +1 for futex_ref_get()'s per-CPU increment and for a
+//   successful cmpxchg on futex_atomic (only inc_not_zero makes one), -1
+//   for futex_ref_put()'s per-CPU decrement and atomic decrement;
+// - the initial reference: futex_hash_allocate()'s first per-CPU increment;
+// - the bias: from __futex_ref_atomic_begin()'s store to futex_atomic until
+//   the fold's add lands (the kernel's LONG_MAX, whatever the model stores);
+// - a fold in flight: per-CPU counts __futex_ref_atomic_end() zeroed and has
+//   not yet added, less the next hash's initial reference it re-armed;
+// - dead hashes: each fph (by its state word) whose count reached zero.
+#pragma once
+
+#include <cstdint>
+#include <set>
+#include <string>
+#include <unordered_map>
+
+#include "model/core.h"
+#include "sim/explore/explore_env.h"
+
+namespace futexsim::sim::explore {
+
+using xmm = model::mm_struct<explore_env>;
+using xfph = model::private_hash<explore_env>;
+using xq = model::futex_q<explore_env>;
+
+// The bare name of the model function in a std::source_location's
+// function_name() ("bool futexsim::model::futex_ref_get(...) [with ...]").
+std::string_view bare_function(const char* pretty);
+
+class invariants {
+public:
+    invariants(explore_env& env, xmm& mm, model::futex_data<explore_env>& global)
+        : env_(env), mm_(mm), global_(global)
+    {
+    }
+
+    // After each operation (explore_env::on_op).
+    void on_op(const explore_env::xtask& t, const op_event& ev);
+    // After each step: the first violated invariant, or "".
+    std::string check_step();
+
+    long held() const { return held_; }
+    bool biased() const { return biased_; }
+    long in_flight() const { return in_flight_; }
+    unsigned percpu_sum() const;
+    // futex_atomic as the count it stands for (less the bias while biased).
+    long atomic_count() const;
+    bool is_dead(const void* state_word) const { return dead_.count(state_word) != 0; }
+    // "FR_PERCPU" / "FR_ATOMIC" / "dead" for the current fph.
+    std::string state_text() const;
+
+private:
+    std::string check_refcount() const;
+    std::string check_waiters() const;
+    void got_reference(const explore_env::xtask& t);
+
+    explore_env& env_;
+    xmm& mm_;
+    model::futex_data<explore_env>& global_;
+    long held_ = 0;
+    bool initial_ = false;
+    bool biased_ = false;
+    long in_flight_ = 0;
+    std::set<const void*> dead_;
+    std::unordered_map<int, const void*> last_state_;  // by task: the fph state word it last read
+    std::string pending_violation_;
+};
+
+}  // namespace futexsim::sim::explore

@@ -1,0 +1,173 @@
+// What the property tests share: the case generators, the budget (scaled by
+// FUTEXSIM_PROPERTY_SCALE), and a check that runs a property with a fixed
+// seed and keeps the shrunk counterexample.
+#pragma once
+
+#include <rapidcheck.h>
+
+#include <cstdlib>
+#include <iostream>
+#include <optional>
+#include <ostream>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "sim/explore/explore_run.h"
+
+namespace futexsim::props {
+
+using sim::explore::liveness;
+using sim::explore::run_config;
+using sim::explore::xcase;
+using sim::explore::xop;
+using sim::explore::xthread;
+
+// One generated run: the case and everything that decides its schedule.
+struct explored {
+    run_config cfg;
+    xcase c;
+};
+
+inline void showValue(const explored& e, std::ostream& os)
+{
+    os << sim::explore::replay_command(e.cfg, e.c);
+}
+
+// FUTEXSIM_PROPERTY_SCALE multiplies every property's number of cases
+// (default 1: the CI budget; 10 or 100 for long local runs).
+inline int scaled(int cases)
+{
+    const char* s = std::getenv("FUTEXSIM_PROPERTY_SCALE");
+    const double k = s ? std::atof(s) : 1.0;
+    return std::max(1, static_cast<int>(cases * (k > 0 ? k : 1.0)));
+}
+
+struct check_outcome {
+    bool passed = true;
+    std::string report;                 // rapidcheck's message
+    std::optional<explored> shrunk;     // the last failing case: the shrunk one
+};
+
+// The last failing case a property saw; rapidcheck evaluates the shrunk
+// counterexample last.
+inline std::optional<explored>& last_failure()
+{
+    static std::optional<explored> f;
+    return f;
+}
+
+// Runs `prop` over `cases` generated cases (scaled) with a fixed seed, so
+// the suite is deterministic; RC_PARAMS is not consulted.
+template <class Prop>
+check_outcome check_property(const std::string& name, int cases, std::uint64_t seed, Prop&& prop)
+{
+    last_failure().reset();
+    rc::detail::TestMetadata meta;
+    meta.id = name;
+    meta.description = name;
+    rc::detail::TestParams params;
+    params.seed = seed;
+    params.maxSuccess = scaled(cases);
+    params.maxSize = 100;
+    const auto result = rc::detail::checkTestable(std::forward<Prop>(prop), meta, params);
+    check_outcome out;
+    out.passed = result.template is<rc::detail::SuccessResult>();
+    std::ostringstream ss;
+    rc::detail::printResultMessage(result, ss);
+    out.report = ss.str();
+    out.shrunk = last_failure();
+    return out;
+}
+
+// Runs the explorer on a generated case; a violation fails the property
+// with the one command that replays it.
+inline void explore_or_fail(const explored& e, const std::string& program = "futexsim")
+{
+    if (std::getenv("FUTEXSIM_PROPERTY_ECHO"))  // every case's command, for a case that hangs
+        std::cerr << sim::explore::replay_command(e.cfg, e.c, program) << std::endl;
+    const auto out = sim::explore::explore_case(e.cfg, e.c);
+    if (out.violation) {
+        last_failure() = e;
+        RC_FAIL(*out.violation + "\n    replay: " + sim::explore::replay_command(e.cfg, e.c, program));
+    }
+}
+
+// --- generators -------------------------------------------------------------
+
+inline rc::Gen<unsigned> gen_word() { return rc::gen::inRange(0u, 2u); }
+
+// One operation of a thread (no thread creation: the main thread makes those).
+inline rc::Gen<xop> gen_op()
+{
+    using namespace rc;
+    auto op1 = [](char k) { return [k](unsigned a) { return xop{k, a, 0, 0}; }; };
+    return gen::weightedOneOf<xop>({
+        {3, gen::map(gen_word(), op1('W'))},
+        {3, gen::map(gen::pair(gen_word(), gen::inRange(1u, 60u)),
+                     [](auto p) { return xop{'T', p.first, 0, p.second}; })},
+        {2, gen::map(gen_word(), op1('M'))},
+        {4, gen::map(gen::pair(gen_word(), gen::inRange(1u, 4u)),
+                     [](auto p) { return xop{'K', p.first, 0, p.second}; })},
+        {2, gen::map(gen::pair(gen_word(), gen_word()), [](auto p) { return xop{'O', p.first, p.second, 0}; })},
+        {2, gen::map(gen::pair(gen_word(), gen::inRange(0u, 3u)),
+                     [](auto p) { return xop{'R', p.first, (p.first + 1) % 2, p.second}; })},
+        {1, gen::map(gen::element(0u, 2u, 16u, 32u, 64u), [](unsigned n) { return xop{'P', 0, 0, n}; })},
+        {1, gen::just(xop{'G', 0, 0, 0})},
+        {1, gen::map(gen::inRange(1u, 40u), [](unsigned n) { return xop{'S', 0, 0, n}; })},
+    });
+}
+
+inline rc::Gen<std::vector<xop>> gen_ops(int most)
+{
+    return rc::gen::mapcat(rc::gen::inRange(1, most + 1),
+                           [](int n) { return rc::gen::container<std::vector<xop>>(static_cast<std::size_t>(n), gen_op()); });
+}
+
+// A process of `threads` (2-16): the main thread creates the others first,
+// then does its own operations, and so does every thread.
+inline rc::Gen<xcase> gen_case(int min_threads, int max_threads, rc::Gen<std::vector<xop>> ops)
+{
+    using namespace rc;
+    return gen::mapcat(gen::inRange(min_threads, max_threads + 1), [=](int threads) {
+        return gen::map(gen::pair(ops, gen::container<std::vector<std::vector<xop>>>(
+                                           static_cast<std::size_t>(threads - 1), ops)),
+                        [](auto p) {
+                            xcase c;
+                            xthread main;
+                            for (std::size_t i = 0; i < p.second.size(); i++)
+                                main.ops.push_back(xop{'C', 0, 0, 0});
+                            main.ops.insert(main.ops.end(), p.first.begin(), p.first.end());
+                            c.threads.push_back(main);
+                            for (auto& w : p.second)
+                                c.threads.push_back(xthread{w, false});
+                            return c;
+                        });
+    });
+}
+
+// How the run is scheduled: strategy, seed, PCT depth, and the prefix of
+// choices that rapidcheck shrinks towards "always the first candidate".
+inline rc::Gen<sim::strategy_options> gen_strategy(std::vector<sim::strategy_kind> kinds)
+{
+    using namespace rc;
+    return gen::map(gen::tuple(gen::elementOf(kinds), gen::inRange<std::uint64_t>(1, 100000),
+                               gen::inRange(1u, 5u), gen::container<std::vector<unsigned>>(gen::inRange(0u, 16u))),
+                    [](auto t) {
+                        sim::strategy_options s;
+                        s.kind = std::get<0>(t);
+                        s.seed = std::get<1>(t);
+                        s.pct_depth = std::get<2>(t);
+                        s.schedule = std::get<3>(t);
+                        return s;
+                    });
+}
+
+inline const std::vector<sim::strategy_kind>& all_strategies()
+{
+    static const std::vector<sim::strategy_kind> k{sim::strategy_kind::random, sim::strategy_kind::pct,
+                                                   sim::strategy_kind::replay};
+    return k;
+}
+
+}  // namespace futexsim::props

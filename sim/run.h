@@ -34,6 +34,10 @@ struct run_options {
 // half the run. "transient": every pivot completed, but one took longer than
 // 10 grace periods. "never": every pivot completed within 10 grace periods.
 struct run_result {
+    // "sim", or a real backend ("threads", "kernel"): which fields mean
+    // something (report.cpp leaves out the rest, docs/backends.md).
+    std::string backend = "sim";
+    bool interrupted = false;  // a real run cut short by SIGINT
     std::string machine, policy, workload;
     bool precheck = false;
     unsigned threads = 0;

@@ -58,6 +58,10 @@ private:
 };
 
 struct workload_context {
+    workload_context(workload_process& p, const run_options& o, op_counter& c, std::vector<unsigned> allowed)
+        : proc(p), opt(o), ops(c), cpus(std::move(allowed))
+    {
+    }
     workload_process& proc;
     const run_options& opt;
     op_counter& ops;

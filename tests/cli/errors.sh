@@ -37,6 +37,18 @@ check "--seconds" run --seconds 0
 check "--unlock" run --workload mutex --unlock maybe
 check "--machine-file" run --machine-file /nonexistent.json
 check "--cpus" demo --cpus 1
+check "--backend" run --backend bogus
+check "--machine does not apply to --backend threads" run --backend threads --machine host
+check "--machine-file does not apply to --backend kernel" run --backend kernel --machine-file /etc/hostname
+check "--seed does not apply to --backend kernel" run --backend kernel --seed 3
+check "--policy does not apply to --backend kernel" run --backend kernel --policy stock
+check "--precheck does not apply to --backend kernel" run --backend kernel --precheck
+check "at most 1024 threads" run --backend threads --threads 2000
+check "at most 60 s" run --backend kernel --seconds 100
+check "CPU 4096" run --backend threads --cpus 0,4096
+check "CPU 4096" run --backend kernel --cpus 4096
+check "does not apply to workload 'wake-nowaiters'" run --backend threads --locks 2
+check "unknown policy 'nope'" run --backend threads --policy nope
 bad=$(mktemp --suffix=.json)
 echo '{"topology": {"sockets": 1}, "hz": 5}' > "$bad"
 check "'hz' = 5" run --machine-file "$bad"

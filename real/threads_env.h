@@ -115,7 +115,16 @@ public:
     void atomic_inc(word<T>& w) { w.v.fetch_add(1); }
     template <class T>
     void atomic_dec(word<T>& w) { w.v.fetch_sub(1); }
-    void smp_mb() { std::atomic_thread_fence(std::memory_order_seq_cst); }
+    void smp_mb()
+    {
+#if defined(__SANITIZE_THREAD__)
+        // TSan has no fences: a seq_cst RMW on one shared word orders as much
+        // (x86's smp_mb() is itself a locked add).
+        mb_word_.fetch_add(0);
+#else
+        std::atomic_thread_fence(std::memory_order_seq_cst);
+#endif
+    }
 
     // --- per-CPU counters ---------------------------------------------------
     std::unique_ptr<percpu_uint> alloc_percpu_uint()
@@ -213,6 +222,7 @@ private:
     std::atomic<unsigned> next_task_{0};
     std::uint64_t id_;  // tells this env's task slots from an earlier env's
     std::atomic<unsigned long> gp_requested_{0}, gp_completed_{0};
+    std::atomic<int> mb_word_{0};  // smp_mb() under TSan
     std::mutex var_mu_;
     std::condition_variable var_cv_;
     mutable std::mutex stats_mu_;

@@ -47,13 +47,12 @@ void plain_shared_atomic(benchmark::State& state)
 }
 
 // --- the model's get/put pair on threads_env -------------------------------
-// One process for all threads of a benchmark, made by thread 0.
+// One process per benchmark run, made before its threads start (Setup) and
+// freed after they have all finished (Teardown).
 std::unique_ptr<real::threads_process> proc;
 
-void set_up(const benchmark::State& state, bool atomic_mode)
+void set_up(bool atomic_mode)
 {
-    if (state.thread_index() != 0)
-        return;
     proc = std::make_unique<real::threads_process>(64);
     proc->sys_prctl_futex_hash(model::PR_FUTEX_HASH_SET_SLOTS, 16);  // install a private hash
     if (atomic_mode) {
@@ -65,28 +64,31 @@ void set_up(const benchmark::State& state, bool atomic_mode)
         env.smp_store_release(fph->state, model::FR_ATOMIC);
     }
 }
+void set_up_percpu(const benchmark::State&) { set_up(false); }
+void set_up_atomic(const benchmark::State&) { set_up(true); }
 
-void ref_get_put(benchmark::State& state, bool atomic_mode)
+void tear_down(const benchmark::State&)
 {
-    set_up(state, atomic_mode);
-    // Google Benchmark starts every thread's loop together, after set-up.
+    // Back to a state futex_hash_free() accepts, then free.
+    auto& env = proc->env();
+    auto* fph = env.atomic_read(proc->mm().futex_phash);
+    env.atomic_set(proc->mm().futex_atomic, 0L);
+    env.smp_store_release(fph->state, model::FR_PERCPU);
+    proc.reset();
+}
+
+void ref_get_put(benchmark::State& state)
+{
     auto* mm = &proc->mm();
     for (auto _ : state) {
         auto* fph = model::futex_private_hash(mm);
         benchmark::DoNotOptimize(fph);
         model::futex_private_hash_put(fph);
     }
-    if (state.thread_index() == 0 && atomic_mode) {
-        // Back to a state futex_hash_free() accepts.
-        auto& env = proc->env();
-        auto* fph = env.atomic_read(proc->mm().futex_phash);
-        env.atomic_set(proc->mm().futex_atomic, 0L);
-        env.smp_store_release(fph->state, model::FR_PERCPU);
-    }
 }
 
-void ref_get_put_percpu(benchmark::State& state) { ref_get_put(state, false); }
-void ref_get_put_atomic(benchmark::State& state) { ref_get_put(state, true); }
+void ref_get_put_percpu(benchmark::State& state) { ref_get_put(state); }
+void ref_get_put_atomic(benchmark::State& state) { ref_get_put(state); }
 
 // --- each policy on the mutex workload ---------------------------------------
 void mutex_policy(benchmark::State& state, const char* policy)
@@ -124,8 +126,8 @@ public:
 
 BENCHMARK(plain_per_thread_counter)->ThreadRange(1, 2)->UseRealTime();
 BENCHMARK(plain_shared_atomic)->ThreadRange(1, 2)->UseRealTime();
-BENCHMARK(ref_get_put_percpu)->ThreadRange(1, 2)->UseRealTime();
-BENCHMARK(ref_get_put_atomic)->ThreadRange(1, 2)->UseRealTime();
+BENCHMARK(ref_get_put_percpu)->ThreadRange(1, 2)->UseRealTime()->Setup(set_up_percpu)->Teardown(tear_down);
+BENCHMARK(ref_get_put_atomic)->ThreadRange(1, 2)->UseRealTime()->Setup(set_up_atomic)->Teardown(tear_down);
 BENCHMARK_CAPTURE(mutex_policy, stock, "stock")->Arg(4)->UseManualTime()->Iterations(3);
 BENCHMARK_CAPTURE(mutex_policy, wait_for_new, "wait-for-new")->Arg(4)->UseManualTime()->Iterations(3);
 BENCHMARK_CAPTURE(mutex_policy, rwsem_gate, "rwsem-gate")->Arg(4)->UseManualTime()->Iterations(3);
@@ -137,7 +139,6 @@ int main(int argc, char** argv)
         return 1;
     ratio_reporter rep;
     benchmark::RunSpecifiedBenchmarks(&rep);
-    proc.reset();
 
     // The ratio table: each benchmark against both baselines at its thread
     // count (a mutex run against the single-thread baselines: one pair per

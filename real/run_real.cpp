@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 
 #include <chrono>
+#include <cmath>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
@@ -55,7 +56,11 @@ public:
             thread_ = std::thread([this, seconds, &ctx, snap] {
                 const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
                 std::unique_lock lock(mu_);
-                while (!cancelled_ && !stop_requested().load() && std::chrono::steady_clock::now() < until)
+                // A fixed amount of work (--ops) ends the run once done: on a
+                // real machine, waiting out the rest of --seconds shows nothing.
+                auto work_done = [&] { return ctx.opt.work_ops && ctx.work_done_at.load() >= 0; };
+                while (!cancelled_ && !stop_requested().load() && !work_done() &&
+                       std::chrono::steady_clock::now() < until)
                     cv_.wait_for(lock, std::chrono::milliseconds(5));
                 lock.unlock();
                 snap();
@@ -140,9 +145,12 @@ sim::run_result run_real(const sim::run_options& opt, backend b)
         std::lock_guard lock(result_mu);
         const double elapsed = static_cast<double>(proc->now_ns()) / 1e9;
         r.interrupted = stop_requested().load();
-        if (r.interrupted)
+        if (r.interrupted || (opt.work_ops && ctx.work_done_at.load() >= 0))
             r.seconds = std::min(opt.seconds, elapsed);
         sim::fill_throughput(r, ctx, ops, r.seconds, slots());
+        const auto bins_run = static_cast<std::size_t>(std::ceil(r.seconds * 1e3 / opt.interval_ms));
+        if (r.per_interval_mops.size() > bins_run)
+            r.per_interval_mops.resize(bins_run);  // a run that ended early
         if (tp) {
             const threads_pivot_stats p = tp->env().pivots();
             r.ref_get_percpu = p.ref_get_percpu;

@@ -63,6 +63,7 @@ void run_deferred(rcu_head* head)
     order_after_grace_period();
     d->fn(d->arg);
     delete d;
+    order_before_grace_period();  // what the callback did, before rcu_barrier() returns
 }
 
 }  // namespace

@@ -45,7 +45,7 @@ TEST_CASE("threads backend: a mutex with --ops does exactly that much work, wait
     o.locks = 1;
     o.work_ops = 20000;
     o.unlock = GENERATE(std::string("store_wake"), std::string("xchg"));
-    o.seconds = 0.5;
+    o.seconds = 30;  // an upper bound: the run ends when the work is done
     const sim::run_result r = real::run_real(o, real::backend::threads);
     CHECK(r.ops == 20000);
     CHECK(r.work_ms >= 0);
@@ -70,8 +70,15 @@ TEST_CASE("threads backend: prctl(SET_SLOTS) under FUTEX_WAKE load pivots throug
     const std::uint64_t word = proc.alloc_futex_word(0);
     for (int i = 0; i < 3; i++)
         proc.spawn_thread("waker", {}, [&] {
-            while (!stop.load())
+            // Time outside the call between wakes: in userspace a waker can
+            // be preempted while it holds a reference (the kernel's
+            // preempt-none path cannot), and with wakers that never leave the
+            // call, on few CPUs, the count may not reach zero for as long as
+            // they run (docs/backends.md).
+            while (!stop.load()) {
                 proc.sys_futex_wake(word, 1);
+                proc.user_work(2000);
+            }
             proc.thread_exit();
         });
     // Each resize waits (wait_var_event) until the old hash's references are

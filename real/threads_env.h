@@ -91,9 +91,15 @@ public:
     unsigned num_possible_cpus() const { return possible_cpus_; }
     unsigned num_possible_nodes() const { return 1; }
     unsigned get_nr_threads() const { return nr_threads.load(std::memory_order_relaxed); }
-    // Userspace cannot stop preemption or migration: see this_cpu_inc().
-    void preempt_disable() {}
-    void preempt_enable() {}
+    // Userspace cannot stop preemption or migration (see this_cpu_inc()).
+    // What the model relies on is the other half of preempt_disable(): in
+    // the kernel a preemption-disabled region is an RCU read-side section,
+    // so the grace period before __futex_ref_atomic_end() waits for every
+    // futex_ref_get()/put() that saw FR_PERCPU to finish its per-CPU add.
+    // Here that region is a liburcu read-side section, which gives exactly
+    // that guarantee.
+    void preempt_disable() { urcu::read_lock(); }
+    void preempt_enable() { urcu::read_unlock(); }
 
     // --- shared words -------------------------------------------------------
     template <class T>

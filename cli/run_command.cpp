@@ -155,8 +155,8 @@ void register_run(CLI::App& app)
 {
     auto a = std::make_shared<run_args>();
     CLI::App* sub = app.add_subcommand(
-        "run", "Simulate a workload on a machine (virtual time, deterministic from --seed); "
-               "one line per run");
+        "run", "Run a workload: simulated on a machine (virtual time, deterministic from --seed; the "
+               "default) or on this machine (--backend threads|kernel); one line per run");
     sub->add_option("--backend", a->backend,
                     "sim: the simulator (virtual time); threads: the model on real threads; kernel: real "
                     "futex system calls on this machine's kernel (docs/backends.md)")

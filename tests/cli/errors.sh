@@ -49,6 +49,9 @@ check "CPU 4096" run --backend threads --cpus 0,4096
 check "CPU 4096" run --backend kernel --cpus 4096
 check "does not apply to workload 'wake-nowaiters'" run --backend threads --locks 2
 check "unknown policy 'nope'" run --backend threads --policy nope
+check "--samples" calibrate --samples 5
+check "--wake-threads" calibrate --wake-threads 0
+check "--stall-threads" calibrate --stall-threads 2000
 bad=$(mktemp --suffix=.json)
 echo '{"topology": {"sockets": 1}, "hz": 5}' > "$bad"
 check "'hz' = 5" run --machine-file "$bad"

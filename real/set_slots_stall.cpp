@@ -1,10 +1,15 @@
 #include "real/set_slots_stall.h"
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
 #include <fmt/format.h>
 
 #include "model/futex.h"
 #include "real/kernel_process.h"
+#include "real/stop_signal.h"
 #include "sim/process.h"
 
 namespace futexsim::real {
@@ -40,6 +45,8 @@ void run_scenario(sim::workload_process& proc, const std::vector<unsigned>& cpus
         out.incomplete = true;
         const std::int64_t t0 = proc.now_ns();
         proc.sys_prctl_futex_hash(model::PR_FUTEX_HASH_SET_SLOTS, sizes[i % 2]);
+        if (stopping.load())
+            break;  // the wakers were stopped under it: not a measurement
         out.ms.push_back(static_cast<double>(proc.now_ns() - t0) / 1e6);
         out.incomplete = false;
         proc.sys_nanosleep(pause_between_ns);
@@ -50,19 +57,43 @@ void run_scenario(sim::workload_process& proc, const std::vector<unsigned>& cpus
 
 }  // namespace
 
-stall_samples measure_set_slots_kernel(unsigned wakers, unsigned samples)
+stall_samples measure_set_slots_kernel(unsigned wakers, unsigned samples, double limit_s)
 {
     stall_samples out;
     out.wanted = samples;
     kernel_process proc;
     std::atomic<bool> stopping{false};
+    // A kernel whose pivot latches would block SET_SLOTS (uninterruptibly)
+    // for as long as the wakers run: after `limit_s`, stop them, which lets
+    // the pivot finish; that sample and the rest are not counted.
+    std::mutex mu;
+    std::condition_variable cv;
+    bool done = false;
+    std::thread limit;
+    with_sigint_blocked([&] {
+        limit = std::thread([&] {
+            std::unique_lock lock(mu);
+            cv.wait_for(lock, std::chrono::duration<double>(limit_s), [&] { return done; });
+            stopping = true;
+        });
+    });
+    auto finish = [&] {
+        {
+            std::lock_guard lock(mu);
+            done = true;
+        }
+        cv.notify_all();
+        limit.join();
+    };
     try {
-        run_scenario(proc, {}, wakers, samples, stopping, out, [] { return true; });
+        run_scenario(proc, {}, wakers, samples, stopping, out, [&] { return !stopping.load(); });
     } catch (...) {
         stopping = true;
         proc.join_all();
+        finish();
         throw;
     }
+    finish();
     return out;
 }
 

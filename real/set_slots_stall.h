@@ -19,8 +19,10 @@ struct stall_samples {
 
 // On the host kernel: `wakers` threads loop FUTEX_WAKE on words nobody
 // waits on; the main thread sets the slots `samples` times, alternating
-// between two sizes, with a 1 ms pause between. Needs PR_FUTEX_HASH.
-stall_samples measure_set_slots_kernel(unsigned wakers, unsigned samples);
+// between two sizes, with a 1 ms pause between. Needs PR_FUTEX_HASH. After
+// `limit_s` seconds the wakers are stopped (a kernel whose pivot latches
+// would otherwise block for ever) and the sample in flight is dropped.
+stall_samples measure_set_slots_kernel(unsigned wakers, unsigned samples, double limit_s);
 // The same on the simulator's `mach`, within `limit_s` virtual seconds.
 stall_samples measure_set_slots_sim(const sim::machine& mach, unsigned wakers, unsigned samples,
                                     double limit_s, std::uint64_t seed);

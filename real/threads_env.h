@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "model/atomic.h"
 #include "model/env.h"
 #include "model/futex.h"
 #include "real/userspace_rcu.h"
@@ -114,7 +115,11 @@ public:
     bool atomic_try_cmpxchg(word<T>& w, T& old, T new_) { return w.v.compare_exchange_strong(old, new_); }
     // C++20 atomics wrap as the kernel's do (-fno-strict-overflow).
     template <class T>
-    T atomic_add_return(word<T>& w, T delta) { return static_cast<T>(w.v.fetch_add(delta) + delta); }
+    T atomic_add_return(word<T>& w, T delta)
+    {
+        const T old = w.v.fetch_add(delta);
+        return static_cast<T>(model::wrapping_add(static_cast<long>(old), static_cast<long>(delta)));
+    }
     template <class T>
     bool atomic_dec_and_test(word<T>& w) { return w.v.fetch_sub(1) == 1; }
     template <class T>

@@ -9,6 +9,7 @@ packages=(
   build-essential cmake pkg-config
   libboost-context-dev libfmt-dev libcli11-dev nlohmann-json3-dev
   catch2 librapidcheck-dev
+  liburcu-dev libbenchmark-dev
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -22,5 +22,6 @@ int run_selected(CLI::App& app);
 void register_demo(CLI::App& app);
 void register_run(CLI::App& app);
 void register_replay(CLI::App& app);
+void register_calibrate(CLI::App& app);
 
 }  // namespace futexsim::cli

@@ -20,6 +20,7 @@ int main(int argc, char** argv)
     futexsim::cli::register_run(app);
     futexsim::cli::register_demo(app);
     futexsim::cli::register_replay(app);
+    futexsim::cli::register_calibrate(app);
 
     // An unknown first word would otherwise read as a missing subcommand.
     if (argc > 1 && argv[1][0] != '-') {

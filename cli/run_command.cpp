@@ -7,10 +7,13 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <sys/sysinfo.h>
 #include <stdexcept>
 
 #include "cli/commands.h"
 #include "model/core.h"
+#include "real/limits.h"
+#include "real/run_real.h"
 #include "sim/machine.h"
 #include "sim/report.h"
 #include "sim/run.h"
@@ -33,7 +36,10 @@ struct run_args {
     std::string schedule;
     unsigned runs = 1;
     bool json = false;
+    std::string backend = "sim";
     std::vector<std::string> given_flags;  // workload-specific flags on the command line
+    std::vector<std::string> sim_only_flags;  // given flags that only the simulator takes
+    bool policy_given = false;
 };
 
 std::string joined(const std::vector<std::string>& names)
@@ -58,9 +64,66 @@ void parse_mix(const std::string& text, sim::run_options& opt)
     opt.mix_mismatch = m;
 }
 
+// The real backends run on this machine: no preset, no seed; the kernel
+// backend runs the host's futex code, so no model policy either.
+void check_backend_flags(const run_args& a)
+{
+    if (a.backend == "sim")
+        return;
+    for (const auto& flag : a.sim_only_flags)
+        throw usage_error(fmt::format("{} does not apply to --backend {} (it runs on this machine)", flag, a.backend));
+    if (a.backend == "kernel" && (a.policy_given || a.opt.precheck))
+        throw usage_error(fmt::format("{} does not apply to --backend kernel (the host kernel's own code runs)",
+                                      a.policy_given ? "--policy" : "--precheck"));
+    if (a.opt.threads > real::max_threads)
+        throw usage_error(fmt::format("--threads {}: --backend {} creates at most {} threads", a.opt.threads,
+                                      a.backend, real::max_threads));
+    if (a.opt.seconds > real::max_seconds)
+        throw usage_error(fmt::format("--seconds {}: --backend {} runs for at most {} s", a.opt.seconds, a.backend,
+                                      real::max_seconds));
+}
+
+// Exit status of a real run cut short by SIGINT (128 + SIGINT, as a shell reports it).
+constexpr int interrupted_status = 130;
+
+int run_real_backend(run_args& a)
+{
+    sim::run_options& opt = a.opt;
+    const real::backend b = a.backend == "threads" ? real::backend::threads : real::backend::kernel;
+    for (unsigned i = 0; i < a.runs; i++) {
+        sim::run_result r;
+        try {
+            r = real::run_real(opt, b);
+        } catch (const std::invalid_argument& e) {
+            throw usage_error(e.what());
+        }
+        std::cout << (a.json ? sim::json_line(r) : sim::human_line(r)) << std::endl;
+        if (r.interrupted)
+            return interrupted_status;
+    }
+    return 0;
+}
+
 int run(run_args& a)
 {
     sim::run_options& opt = a.opt;
+    check_backend_flags(a);
+    if (a.backend != "sim") {
+        try {
+            const auto& wl = sim::find_workload(opt.workload);
+            for (const auto& flag : a.given_flags)
+                if (std::find(wl.flags.begin(), wl.flags.end(), flag) == wl.flags.end())
+                    throw usage_error(fmt::format("{} does not apply to workload '{}'", flag, opt.workload));
+            if (!a.cpus.empty())
+                opt.cpus = sim::parse_cpu_list(a.cpus, static_cast<unsigned>(get_nprocs_conf()));
+        } catch (const std::invalid_argument& e) {
+            throw usage_error(e.what());
+        }
+        if (opt.presize && (*opt.presize < 2 || (*opt.presize & (*opt.presize - 1))))
+            throw usage_error(fmt::format("--presize {}: slots must be a power of two >= 2 (use --global-hash for 0)", *opt.presize));
+        parse_mix(a.mix, opt);
+        return run_real_backend(a);
+    }
     try {
         const auto& wl = sim::find_workload(opt.workload);
         for (const auto& flag : a.given_flags)
@@ -102,28 +165,37 @@ void register_run(CLI::App& app)
 {
     auto a = std::make_shared<run_args>();
     CLI::App* sub = app.add_subcommand(
-        "run", "Simulate a workload on a machine (virtual time, deterministic from --seed); "
-               "one line per run");
-    sub->add_option("--machine", a->machine,
+        "run", "Run a workload: simulated on a machine (virtual time, deterministic from --seed; the "
+               "default) or on this machine (--backend threads|kernel); one line per run");
+    sub->add_option("--backend", a->backend,
+                    "sim: the simulator (virtual time); threads: the model on real threads; kernel: real "
+                    "futex system calls on this machine's kernel (docs/backends.md)")
+        ->check(CLI::IsMember({"sim", "threads", "kernel"}))
+        ->capture_default_str();
+    auto* machine = sub->add_option("--machine", a->machine,
                     "Machine preset: " + joined(sim::machine_preset_names()) +
                         " (host reads this machine's /proc and /sys)")
         ->capture_default_str();
-    sub->add_option("--machine-file", a->machine_file,
+    auto* machine_file = sub->add_option("--machine-file", a->machine_file,
                     "JSON machine description (see docs/simulator.md); overrides --machine")
         ->check(CLI::ExistingFile);
     std::vector<std::string> wnames;
     for (const auto& w : sim::workloads())
         wnames.push_back(w.name);
     sub->add_option("--workload", a->opt.workload, "Workload: " + joined(wnames))->capture_default_str();
-    sub->add_option("--policy", a->opt.policy,
+    auto* policy = sub->add_option("--policy", a->opt.policy,
                     "Pivot policy: " + model::pivot_policy_names() + " (docs/policies.md)")
         ->capture_default_str();
     sub->add_flag("--precheck", a->opt.precheck,
                   "futex_wait_setup() reads the futex word before locking the bucket (any policy)");
-    sub->add_option("--threads", a->opt.threads, "Worker threads, created back to back (at most 4096)")
+    sub->add_option("--threads", a->opt.threads,
+                    fmt::format("Worker threads, created back to back (at most 4096; {} on the real backends)",
+                                real::max_threads))
         ->check(CLI::Range(1u, 4096u))
         ->capture_default_str();
-    sub->add_option("--seconds", a->opt.seconds, "Virtual seconds to simulate")
+    sub->add_option("--seconds", a->opt.seconds,
+                    fmt::format("Seconds to run: virtual on sim, wall clock (at most {}) on the real backends",
+                                real::max_seconds))
         ->check(CLI::Range(0.001, 3600.0))
         ->capture_default_str();
     auto* presize = sub->add_option_function<unsigned>(
@@ -136,7 +208,7 @@ void register_run(CLI::App& app)
     sub->add_option("--ramp-ms", a->opt.ramp_ms, "Spread thread creation over this many milliseconds")
         ->check(CLI::Range(0.0, 3600000.0))
         ->capture_default_str();
-    sub->add_option("--seed", a->opt.seed, "Seed of the first run")->capture_default_str();
+    auto* seed = sub->add_option("--seed", a->opt.seed, "Seed of the first run (sim only)")->capture_default_str();
     sub->add_option("--runs", a->runs, "Runs, with seeds seed, seed+1, ...")
         ->check(CLI::Range(1u, 100000u))
         ->capture_default_str();
@@ -169,8 +241,16 @@ void register_run(CLI::App& app)
     auto* work = sub->add_option("--ops", a->opt.work_ops,
                                  "mutex: a fixed amount of work (lock/unlock pairs); reports work_ms")
                      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
-    sub->parse_complete_callback([a, locks, unlock, mix, start, work] {
+    sub->parse_complete_callback([a, locks, unlock, mix, start, work, machine, machine_file, seed, policy] {
         a->given_flags.clear();
+        a->sim_only_flags.clear();
+        if (machine->count())
+            a->sim_only_flags.push_back("--machine");
+        if (machine_file->count())
+            a->sim_only_flags.push_back("--machine-file");
+        if (seed->count())
+            a->sim_only_flags.push_back("--seed");
+        a->policy_given = policy->count() > 0;
         if (work->count())
             a->given_flags.push_back("--ops");
         if (start->count())
@@ -189,6 +269,10 @@ void register_run(CLI::App& app)
         "transient: a pivot took over 10 mean grace periods' time; never), the share of\n"
         "futex_ref_get() calls that found FR_ATOMIC, and the mean grace period.\n"
         "The same command and seed print the same bytes (JSON: apart from wall_seconds).\n"
+        "--backend threads|kernel run the same workloads on this machine in wall-clock time, at\n"
+        "most " + std::to_string(real::max_threads) + " threads and " + std::to_string(static_cast<int>(real::max_seconds)) +
+        " s; SIGINT stops them, joins every thread, prints the partial\n"
+        "result and exits with status 130. docs/backends.md says which fields each fills.\n"
         "Machines and their parameters: docs/simulator.md.");
     add_command(sub, [a] { return run(*a); });
 }

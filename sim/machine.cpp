@@ -296,7 +296,19 @@ machine read_host_machine()
         m.hz = 250;  // Debian's default
     m.rcu_preemptible = cfg.count("CONFIG_PREEMPT_RCU") ? cfg.at("CONFIG_PREEMPT_RCU") == "y" : true;
     m.rcu_fqs_jiffies = kernel_default_fqs_jiffies(m.hz, m.num_cpus());
+    // The kernel picks it from HZ and the CPU count at boot and shows it
+    // here; the default above is the same rule.
+    if (const std::string fqs = read_first_line("/sys/module/rcutree/parameters/jiffies_till_first_fqs");
+        !fqs.empty() && fqs.find_first_not_of("0123456789") == std::string::npos && std::stoul(fqs) >= 1 &&
+        std::stoul(fqs) <= 1000)
+        m.rcu_fqs_jiffies = static_cast<unsigned>(std::stoul(fqs));
+    // System call entry + exit: `futexsim calibrate` measured 275 ns per
+    // FUTEX_WAKE with nobody waiting on the 2-vCPU VM of docs/calibration.md
+    // (mitigations on), against 99 ns simulated with 22 + 22 ns; 110 + 110
+    // closes the gap. A machine file sets other values.
     m.idle_states = read_host_idle_states();
+    m.syscall_entry_ns = 110;
+    m.syscall_exit_ns = 110;
     // A small VM: one core and its sibling, or two cores of one cluster.
     m.transfer_ns.smt_sibling = 9;
     m.transfer_ns.same_die = 40;

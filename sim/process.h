@@ -18,6 +18,7 @@
 #include "sim/machine.h"
 #include "sim/rcu.h"
 #include "sim/sim_env.h"
+#include "sim/workloads/workload_process.h"
 
 namespace futexsim::sim {
 
@@ -34,10 +35,10 @@ struct pivot_stats {
     vtime longest_pending_ns = 0;
 };
 
-class sim_process {
+class sim_process final : public workload_process {
 public:
     sim_process(const machine& m, std::uint64_t seed);
-    ~sim_process();
+    ~sim_process() override;
     sim_process(const sim_process&) = delete;
     sim_process& operator=(const sim_process&) = delete;
 
@@ -48,37 +49,45 @@ public:
     const pivot_stats& pivots() const { return stats_; }
 
     // A futex word in user memory, on its own cache line. Returns its address.
-    std::uint64_t alloc_futex_word(std::uint32_t initial = 0);
+    std::uint64_t alloc_futex_word(std::uint32_t initial = 0) override;
     // User-space loads and stores of a futex word (no system call).
-    std::uint32_t user_load(std::uint64_t uaddr);
-    void user_store(std::uint64_t uaddr, std::uint32_t v);
-    void user_add(std::uint64_t uaddr, std::uint32_t delta);  // lock xadd
-    bool user_cmpxchg(std::uint64_t uaddr, std::uint32_t old, std::uint32_t new_);
-    std::uint32_t user_xchg(std::uint64_t uaddr, std::uint32_t v);
+    std::uint32_t user_load(std::uint64_t uaddr) override;
+    void user_store(std::uint64_t uaddr, std::uint32_t v) override;
+    void user_add(std::uint64_t uaddr, std::uint32_t delta) override;  // lock xadd
+    bool user_cmpxchg(std::uint64_t uaddr, std::uint32_t old, std::uint32_t new_) override;
+    std::uint32_t user_xchg(std::uint64_t uaddr, std::uint32_t v) override;
 
     // --- system calls, run on the calling task ------------------------------
     void sys_enter();
     void sys_exit();
-    int sys_futex_wake(std::uint64_t uaddr, int nr_wake);
+    int sys_futex_wake(std::uint64_t uaddr, int nr_wake) override;
     // FUTEX_WAIT_PRIVATE; timeout_ns < 0 waits for ever.
-    int sys_futex_wait(std::uint64_t uaddr, std::uint32_t val, long timeout_ns = -1);
-    int sys_futex_wake_op(std::uint64_t uaddr1, std::uint64_t uaddr2, int nr_wake, int nr_wake2, int op);
+    int sys_futex_wait(std::uint64_t uaddr, std::uint32_t val, long timeout_ns = -1) override;
+    int sys_futex_wake_op(std::uint64_t uaddr1, std::uint64_t uaddr2, int nr_wake, int nr_wake2,
+                          int op) override;
     int sys_futex_cmp_requeue(std::uint64_t uaddr1, std::uint64_t uaddr2, int nr_wake, int nr_requeue,
-                              std::uint32_t cmpval);
-    int sys_prctl_futex_hash(unsigned long op, unsigned long arg);
+                              std::uint32_t cmpval) override;
+    int sys_prctl_futex_hash(unsigned long op, unsigned long arg) override;
     // pthread_create(): clone() runs copy_process() in the parent, then the
     // child starts on one of `allowed`.
     task& sys_clone(std::string name, std::vector<unsigned> allowed, std::function<void()> body);
     // The end of a thread: the kernel clears its CLONE_CHILD_CLEARTID word
     // and wakes it (mm_release()), one more futex operation.
-    void thread_exit();
+    void thread_exit() override;
     // pthread_join() of every thread created so far, in creation order:
     // glibc waits on each thread's tid word until the kernel clears it.
-    void join_all();
+    void join_all() override;
     // nanosleep(): the task sleeps for `ns`.
-    void sys_nanosleep(vtime ns);
+    void sys_nanosleep(vtime ns) override;
     // Charge user-mode work to the calling task.
-    void user_work(vtime ns);
+    void user_work(vtime ns) override;
+    // workload_process: sys_clone() without the task; the engine's clock; the seed's generator.
+    void spawn_thread(std::string name, std::vector<unsigned> cpus, std::function<void()> body) override
+    {
+        sys_clone(std::move(name), std::move(cpus), std::move(body));
+    }
+    std::int64_t now_ns() override { return eng_.now(); }
+    double random_uniform() override { return eng_.rng().uniform(); }
 
 
 private:

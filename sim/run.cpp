@@ -6,6 +6,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "sim/process.h"
 #include "sim/workloads/workload.h"
 
 namespace futexsim::sim {
@@ -57,7 +58,7 @@ run_result simulate(const run_options& opt)
     model::futex_set_pivot_policy(&proc.mm(), *policy_id);
     proc.mm().futex_precheck = opt.precheck;
     engine& eng = proc.eng();
-    op_counter ops(eng, opt.interval_ms, opt.seconds);
+    op_counter ops(proc, opt.interval_ms, opt.seconds);
 
     std::vector<unsigned> cpus = opt.cpus;
     if (cpus.empty()) {
@@ -75,7 +76,7 @@ run_result simulate(const run_options& opt)
     r.seed = opt.seed;
     r.interval_ms = opt.interval_ms;
 
-    workload_context ctx{proc, opt, ops, cpus, false, -1, {}};
+    workload_context ctx{proc, opt, ops, cpus};
     eng.spawn("main", cpus, [&] {
         r.slots_start = proc.sys_prctl_futex_hash(model::PR_FUTEX_HASH_GET_SLOTS, 0);
         if (opt.global_hash || opt.presize) {
@@ -95,31 +96,9 @@ run_result simulate(const run_options& opt)
     // The measured run ends here; then the threads stop and are joined, and
     // slots_end is read after the joins, as the original tool does.
     const pivot_stats p = proc.pivots();
-    if (ctx.work_done_at >= 0)
-        r.work_ms = static_cast<double>(ctx.work_done_at) / 1e6;
     const auto* fph_now = proc.mm().futex_phash.v;
     const int slots_now = fph_now && fph_now->hash_mask ? static_cast<int>(fph_now->hash_mask + 1) : 0;
-    for (std::size_t i = 0; i < ctx.phases.size(); i++) {
-        run_result::phase ph;
-        ph.name = ctx.phases[i].name;
-        ph.start_ms = static_cast<double>(ctx.phases[i].start) / 1e6;
-        ph.end_ms = i + 1 < ctx.phases.size() ? static_cast<double>(ctx.phases[i + 1].start) / 1e6
-                                              : opt.seconds * 1e3;
-        ph.slots_start = ctx.phases[i].slots;
-        ph.slots_end = i + 1 < ctx.phases.size() ? ctx.phases[i + 1].slots : slots_now;
-        double ops_in = 0;
-        for (std::size_t b = 0; b < ops.bins().size(); b++) {
-            const double t = (static_cast<double>(b) + 0.5) * opt.interval_ms;
-            if (t >= ph.start_ms && t < ph.end_ms)
-                ops_in += static_cast<double>(ops.bins()[b]);
-        }
-        ph.mops = ph.end_ms > ph.start_ms ? ops_in / ((ph.end_ms - ph.start_ms) * 1e3) : 0;
-        r.phases.push_back(ph);
-    }
-    r.ops = ops.total();
-    r.mops = static_cast<double>(ops.total()) / opt.seconds / 1e6;
-    for (auto b : ops.bins())
-        r.per_interval_mops.push_back(static_cast<double>(b) / (opt.interval_ms * 1e3));
+    fill_throughput(r, ctx, ops, opt.seconds, slots_now);
     r.ref_get_percpu = p.ref_get_percpu;
     r.ref_get_atomic = p.ref_get_atomic;
     r.pivots_requested = p.pivots_requested;

@@ -37,6 +37,10 @@ struct run_options {
 // 10 grace periods (10 times the run's mean grace period, in time). "never":
 // every pivot completed within that.
 struct run_result {
+    // "sim", or a real backend ("threads", "kernel"): which fields mean
+    // something (report.cpp leaves out the rest, docs/backends.md).
+    std::string backend = "sim";
+    bool interrupted = false;  // a real run cut short by SIGINT
     std::string machine, policy, workload;
     bool precheck = false;
     unsigned threads = 0;

@@ -23,7 +23,7 @@ workload_def hash_bench_workload()
             auto words = std::make_shared<std::vector<std::uint64_t>>();
             for (unsigned k = 0; k < futexes_per_thread; k++)
                 words->push_back(ctx.proc.alloc_futex_word(0));
-            ctx.proc.sys_clone(fmt::format("bench/{}", i), ctx.cpus, [&ctx, words] {
+            ctx.proc.spawn_thread(fmt::format("bench/{}", i), ctx.cpus, [&ctx, words] {
                 while (!ctx.stopping)
                     for (std::uint64_t uaddr : *words) {
                         ctx.proc.sys_futex_wait(uaddr, expected_value);

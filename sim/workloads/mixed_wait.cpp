@@ -35,9 +35,9 @@ workload_def mixed_wait_workload()
         }
         for (unsigned i = 0; i < waiters; i++) {
             const std::uint64_t word = words[i], idle = quiet[i];
-            ctx.proc.sys_clone(fmt::format("waiter/{}", i), ctx.cpus, [&ctx, word, idle, p_mismatch, p_timeout] {
+            ctx.proc.spawn_thread(fmt::format("waiter/{}", i), ctx.cpus, [&ctx, word, idle, p_mismatch, p_timeout] {
                 while (!ctx.stopping) {
-                    const double r = ctx.proc.eng().rng().uniform();
+                    const double r = ctx.proc.random_uniform();
                     const std::uint32_t seq = ctx.proc.user_load(word);
                     if (r < p_mismatch)
                         ctx.proc.sys_futex_wait(word, seq + 1);
@@ -53,7 +53,7 @@ workload_def mixed_wait_workload()
         }
         for (unsigned i = 0; i < wakers; i++) {
             const std::uint64_t word = words[i % waiters];
-            ctx.proc.sys_clone(fmt::format("waker/{}", i), ctx.cpus, [&ctx, word] {
+            ctx.proc.spawn_thread(fmt::format("waker/{}", i), ctx.cpus, [&ctx, word] {
                 while (!ctx.stopping) {
                     ctx.proc.user_work(waker_period_ns);
                     ctx.proc.user_add(word, 1);

@@ -46,13 +46,13 @@ workload_def mutex_workload()
         auto locks = std::make_shared<std::vector<std::uint64_t>>();
         for (unsigned i = 0; i < ctx.opt.locks; i++)
             locks->push_back(ctx.proc.alloc_futex_word(0));
-        auto unfinished = std::make_shared<unsigned>(ctx.opt.threads);
+        auto unfinished = std::make_shared<std::atomic<unsigned>>(ctx.opt.threads);
         for (unsigned i = 0; i < ctx.opt.threads; i++) {
             const std::uint64_t lock = (*locks)[i % locks->size()];
             // With --ops, thread i's share of the fixed work.
             const std::uint64_t quota = ctx.opt.work_ops / ctx.opt.threads +
                                         (i < ctx.opt.work_ops % ctx.opt.threads ? 1 : 0);
-            ctx.proc.sys_clone(fmt::format("locker/{}", i), ctx.cpus, [&ctx, lock, quota, unfinished] {
+            ctx.proc.spawn_thread(fmt::format("locker/{}", i), ctx.cpus, [&ctx, lock, quota, unfinished] {
                 for (std::uint64_t done = 0; !ctx.stopping && (!ctx.opt.work_ops || done < quota); done++) {
                     lll_lock(ctx, lock);
                     ctx.proc.user_work(critical_section_ns);
@@ -61,7 +61,7 @@ workload_def mutex_workload()
                     ctx.proc.user_work(outside_ns);
                 }
                 if (ctx.opt.work_ops && --*unfinished == 0 && !ctx.stopping)
-                    ctx.work_done_at = ctx.proc.eng().now();
+                    ctx.work_done_at = ctx.proc.now_ns();
                 thread_exit(ctx);
             });
         }

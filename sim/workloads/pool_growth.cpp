@@ -18,8 +18,8 @@ workload_def pool_growth_workload()
         ctx.mark_phase("start");
         spawn_wake_loops(ctx, words, 0, start, 0);
         const vtime half = static_cast<vtime>(ctx.opt.seconds * 1e9 / 2);
-        if (ctx.proc.eng().now() < half)
-            ctx.proc.sys_nanosleep(half - ctx.proc.eng().now());
+        if (ctx.proc.now_ns() < half)
+            ctx.proc.sys_nanosleep(half - ctx.proc.now_ns());
         ctx.mark_phase("grown");
         spawn_wake_loops(ctx, words, start, ctx.opt.threads, ramp_gap(ctx.opt, ctx.opt.threads - start));
     };

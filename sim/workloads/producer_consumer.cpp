@@ -27,7 +27,7 @@ workload_def producer_consumer_workload()
         const unsigned producers = std::max(1u, ctx.opt.threads - consumers);
         for (unsigned i = 0; i < consumers; i++) {
             const std::uint64_t uaddr = words[i % num_words];
-            ctx.proc.sys_clone(fmt::format("consumer/{}", i), ctx.cpus, [&ctx, uaddr] {
+            ctx.proc.spawn_thread(fmt::format("consumer/{}", i), ctx.cpus, [&ctx, uaddr] {
                 while (!ctx.stopping) {
                     // A bounded sleep, so a consumer also leaves when nobody wakes it.
                     ctx.proc.sys_futex_wait(uaddr, 0, 10'000'000);
@@ -42,7 +42,7 @@ workload_def producer_consumer_workload()
             if (gap)
                 ctx.proc.user_work(gap);
             const std::uint64_t uaddr = words[i % num_words];
-            ctx.proc.sys_clone(fmt::format("producer/{}", i), ctx.cpus, [&ctx, uaddr] {
+            ctx.proc.spawn_thread(fmt::format("producer/{}", i), ctx.cpus, [&ctx, uaddr] {
                 while (!ctx.stopping) {
                     ctx.proc.sys_futex_wake(uaddr, 1);
                     ctx.ops.count();

@@ -1,5 +1,6 @@
 #include <fmt/format.h>
 
+#include <atomic>
 #include <stdexcept>
 
 #include "sim/workloads/workload.h"
@@ -30,10 +31,47 @@ const workload_def& find_workload(const std::string& name)
     throw std::invalid_argument(fmt::format("unknown workload '{}' (valid: {})", name, valid));
 }
 
-op_counter::op_counter(engine& e, double interval_ms, double seconds)
-    : eng_(e), interval_ns_(static_cast<vtime>(interval_ms * 1e6)),
-      bins_(static_cast<std::size_t>(seconds * 1e3 / interval_ms + 0.5))
+namespace {
+std::atomic<std::uint64_t> next_counter_id{1};
+}
+
+op_counter::op_counter(workload_process& p, double interval_ms, double seconds)
+    : proc_(p), interval_ns_(static_cast<std::int64_t>(interval_ms * 1e6)),
+      nbins_(static_cast<std::size_t>(seconds * 1e3 / interval_ms + 0.5)), id_(next_counter_id++)
 {
+}
+
+op_counter::shard& op_counter::my_shard()
+{
+    struct cached {
+        std::uint64_t id = 0;
+        shard* s = nullptr;
+    };
+    thread_local cached mine;
+    if (mine.id != id_) {
+        std::lock_guard lock(mu_);
+        mine = {id_, &shards_.emplace_back(nbins_)};
+    }
+    return *mine.s;
+}
+
+std::uint64_t op_counter::total() const
+{
+    std::lock_guard lock(mu_);
+    std::uint64_t t = 0;
+    for (const auto& s : shards_)
+        t += s.total.load(std::memory_order_relaxed);
+    return t;
+}
+
+std::vector<std::uint64_t> op_counter::bins() const
+{
+    std::lock_guard lock(mu_);
+    std::vector<std::uint64_t> sum(nbins_, 0);
+    for (const auto& s : shards_)
+        for (std::size_t i = 0; i < nbins_; i++)
+            sum[i] += s.bins[i].load(std::memory_order_relaxed);
+    return sum;
 }
 
 void thread_exit(workload_context& ctx)
@@ -50,14 +88,14 @@ std::vector<std::uint64_t> alloc_futex_words(workload_context& ctx, unsigned cou
 }
 
 void spawn_wake_loops(workload_context& ctx, const std::vector<std::uint64_t>& words, unsigned from,
-                      unsigned to, vtime gap)
+                      unsigned to, std::int64_t gap)
 {
-    constexpr vtime loop_user_ns = 2;  // the loop around the syscall, in user mode
+    constexpr std::int64_t loop_user_ns = 2;  // the loop around the syscall, in user mode
     for (unsigned i = from; i < to; i++) {
         if (gap)
             ctx.proc.user_work(gap);
         const std::uint64_t uaddr = words[i % words.size()];
-        ctx.proc.sys_clone(fmt::format("waker/{}", i), ctx.cpus, [&ctx, uaddr] {
+        ctx.proc.spawn_thread(fmt::format("waker/{}", i), ctx.cpus, [&ctx, uaddr] {
             while (!ctx.stopping) {
                 ctx.proc.sys_futex_wake(uaddr, 1);
                 ctx.ops.count();
@@ -68,11 +106,11 @@ void spawn_wake_loops(workload_context& ctx, const std::vector<std::uint64_t>& w
     }
 }
 
-vtime ramp_gap(const run_options& opt, unsigned count)
+std::int64_t ramp_gap(const run_options& opt, unsigned count)
 {
     if (opt.ramp_ms <= 0 || count == 0)
         return 0;
-    return static_cast<vtime>(opt.ramp_ms * 1e6 / count);
+    return static_cast<std::int64_t>(opt.ramp_ms * 1e6 / count);
 }
 
 }  // namespace futexsim::sim

@@ -2,54 +2,82 @@
 // file that defines a `workload_def` and one line in registry.cpp.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <deque>
+#include <mutex>
 #include <functional>
 #include <string>
 #include <vector>
 
-#include "sim/process.h"
+#include "model/futex.h"
 #include "sim/run.h"
+#include "sim/workloads/workload_process.h"
 
 namespace futexsim::sim {
 
-// What a workload reports back while it runs.
+// Nanoseconds of the process's clock (virtual on the simulator).
+using vtime = std::int64_t;
+
+// What a workload reports back while it runs: operations per interval of
+// the process's clock. Each thread counts into its own shard (on the
+// simulator, fibers share the one OS thread and so one shard), so that on
+// real threads counting moves no cache line between CPUs; totals are summed
+// when asked.
 class op_counter {
 public:
-    op_counter(engine& e, double interval_ms, double seconds);
-    void count() // one completed operation, at the calling task's time
+    op_counter(workload_process& p, double interval_ms, double seconds);
+    void count() // one completed operation, at the calling thread's time
     {
-        const auto bin = static_cast<std::size_t>(eng_.now() / interval_ns_);
-        if (bin < bins_.size())
-            ++bins_[bin];
-        ++total_;
+        shard& s = my_shard();
+        const auto bin = static_cast<std::size_t>(proc_.now_ns() / interval_ns_);
+        if (bin < s.bins.size())
+            bump(s.bins[bin]);
+        bump(s.total);
     }
-    std::uint64_t total() const { return total_; }
-    const std::vector<std::uint64_t>& bins() const { return bins_; }
+    std::uint64_t total() const;
+    std::vector<std::uint64_t> bins() const;
 
 private:
-    engine& eng_;
-    vtime interval_ns_;
-    std::vector<std::uint64_t> bins_;
-    std::uint64_t total_ = 0;
+    struct alignas(64) shard {
+        explicit shard(std::size_t n) : bins(n) {}
+        std::vector<std::atomic<std::uint64_t>> bins;
+        std::atomic<std::uint64_t> total{0};
+    };
+    // Only the owning thread writes a shard: a relaxed load and store, no
+    // locked instruction; readers see a recent value.
+    static void bump(std::atomic<std::uint64_t>& c) { c.store(c.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed); }
+    shard& my_shard();
+
+    workload_process& proc_;
+    std::int64_t interval_ns_;
+    std::size_t nbins_;
+    std::uint64_t id_;  // tells this counter's shards from an earlier counter's
+    mutable std::mutex mu_;
+    std::deque<shard> shards_;
 };
 
 struct workload_context {
-    sim_process& proc;
+    workload_context(workload_process& p, const run_options& o, op_counter& c, std::vector<unsigned> allowed)
+        : proc(p), opt(o), ops(c), cpus(std::move(allowed))
+    {
+    }
+    workload_process& proc;
     const run_options& opt;
     op_counter& ops;
-    std::vector<unsigned> cpus;  // where threads may run
-    bool stopping = false;       // set at the end of the measured run: threads exit
-    vtime work_done_at = -1;     // when a fixed amount of work (--ops) was finished
+    std::vector<unsigned> cpus;           // where threads may run
+    std::atomic<bool> stopping = false;   // set at the end of the measured run: threads exit
+    std::atomic<std::int64_t> work_done_at = -1;  // when a fixed amount of work (--ops) was finished
     // Phases the workload announces (name, start, slots when it started).
     struct phase_mark {
         std::string name;
-        vtime start;
+        std::int64_t start;
         int slots;
     };
     std::vector<phase_mark> phases;
     void mark_phase(std::string name)
     {
-        phases.push_back({std::move(name), proc.eng().now(),
+        phases.push_back({std::move(name), proc.now_ns(),
                           proc.sys_prctl_futex_hash(model::PR_FUTEX_HASH_GET_SLOTS, 0)});
     }
 };
@@ -79,10 +107,16 @@ std::vector<std::uint64_t> alloc_futex_words(workload_context& ctx, unsigned cou
 // wakes words[i % words.size()], which nobody waits on, until the run stops.
 // `gap` is the pause before each creation (--ramp-ms).
 void spawn_wake_loops(workload_context& ctx, const std::vector<std::uint64_t>& words, unsigned from,
-                      unsigned to, vtime gap);
+                      unsigned to, std::int64_t gap);
 
 // Spread `count` thread creations over `ramp_ms`: the gap before the i-th.
-vtime ramp_gap(const run_options& opt, unsigned count);
+std::int64_t ramp_gap(const run_options& opt, unsigned count);
+
+// The throughput fields of `r` (ops, mops, per-interval bins, phases,
+// work_ms) from what the workload counted over a run of `seconds`;
+// `slots_now` closes the last phase. Every backend reports the same way.
+void fill_throughput(run_result& r, const workload_context& ctx, const op_counter& ops, double seconds,
+                     int slots_now);
 
 workload_def wake_nowaiters_workload();
 workload_def producer_consumer_workload();

@@ -49,6 +49,21 @@ check "--schedule '1,x'" replay --case W0 --schedule 1,x
 check "unknown policy 'nope'" replay --case W0 --policy nope
 check "--liveness 'maybe'" replay --case W0 --liveness maybe
 check "--cpus" replay --case W0 --cpus 0
+check "--backend" run --backend bogus
+check "--machine does not apply to --backend threads" run --backend threads --machine host
+check "--machine-file does not apply to --backend kernel" run --backend kernel --machine-file /etc/hostname
+check "--seed does not apply to --backend kernel" run --backend kernel --seed 3
+check "--policy does not apply to --backend kernel" run --backend kernel --policy stock
+check "--precheck does not apply to --backend kernel" run --backend kernel --precheck
+check "at most 1024 threads" run --backend threads --threads 2000
+check "at most 60 s" run --backend kernel --seconds 100
+check "CPU 4096" run --backend threads --cpus 0,4096
+check "CPU 4096" run --backend kernel --cpus 4096
+check "does not apply to workload 'wake-nowaiters'" run --backend threads --locks 2
+check "unknown policy 'nope'" run --backend threads --policy nope
+check "--samples" calibrate --samples 5
+check "--wake-threads" calibrate --wake-threads 0
+check "--stall-threads" calibrate --stall-threads 2000
 bad=$(mktemp --suffix=.json)
 echo '{"topology": {"sockets": 1}, "hz": 5}' > "$bad"
 check "'hz' = 5" run --machine-file "$bad"

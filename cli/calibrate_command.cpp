@@ -1,0 +1,40 @@
+// `futexsim calibrate`: the host kernel measured next to the simulator's
+// `host` preset, one row per figure, with the sim/real ratio.
+#include <iostream>
+#include <memory>
+
+#include "cli/commands.h"
+#include "real/calibration.h"
+#include "real/limits.h"
+#include "sim/machine.h"
+
+namespace futexsim::cli {
+
+void register_calibrate(CLI::App& app)
+{
+    auto opt = std::make_shared<real::calibration_options>();
+    CLI::App* sub = app.add_subcommand(
+        "calibrate", "Measure this machine's kernel (kernel backend) and predict the same with the simulator's "
+                     "host preset, side by side: slots after N threads, wake-nowaiters throughput, and how long "
+                     "prctl(SET_SLOTS) blocks under N FUTEX_WAKE threads");
+    sub->add_option("--slot-threads", opt->slot_threads, "Thread counts for the slots rows")
+        ->check(CLI::Range(1u, real::max_threads));
+    sub->add_option("--wake-threads", opt->wake_threads, "Thread counts for the throughput rows")
+        ->check(CLI::Range(1u, real::max_threads));
+    sub->add_option("--stall-threads", opt->stall_threads, "Waker counts for the SET_SLOTS rows")
+        ->check(CLI::Range(1u, real::max_threads));
+    sub->add_option("--samples", opt->samples, "SET_SLOTS calls per row (median and p90 over them)")
+        ->check(CLI::Range(20u, 1000u))
+        ->capture_default_str();
+    sub->add_option("--seconds", opt->seconds, "Seconds per throughput run")
+        ->check(CLI::Range(0.05, 10.0))
+        ->capture_default_str();
+    sub->footer("docs/calibration.md records this machine's table and what it taught the host preset.");
+    add_command(sub, [opt] {
+        const real::calibration_report r = real::calibrate(*opt, sim::load_machine_preset("host"));
+        std::cout << real::calibration_table(r);
+        return 0;
+    });
+}
+
+}  // namespace futexsim::cli

@@ -1,0 +1,197 @@
+#include "real/run_real.h"
+
+#include <fmt/format.h>
+
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <thread>
+
+#include "real/kernel_process.h"
+#include "real/limits.h"
+#include "real/stop_signal.h"
+#include "real/threads_process.h"
+#include "sim/workloads/workload.h"
+
+namespace futexsim::real {
+
+namespace {
+
+void check_options(const sim::run_options& opt, backend b)
+{
+    if (opt.threads == 0)
+        throw std::invalid_argument("--threads must be at least 1");
+    if (opt.threads > max_threads)
+        throw std::invalid_argument(
+            fmt::format("--threads {}: a real backend creates at most {} threads", opt.threads, max_threads));
+    if (!(opt.seconds > 0) || opt.seconds > max_seconds)
+        throw std::invalid_argument(
+            fmt::format("--seconds {}: a real backend runs for more than 0 and at most {} s", opt.seconds, max_seconds));
+    if (b == backend::threads && !model::pivot_policy_id(opt.policy))
+        throw std::invalid_argument("unknown policy '" + opt.policy + "' (valid: " + model::pivot_policy_names() + ")");
+    if (b == backend::kernel && (opt.presize || opt.global_hash) && !kernel_has_futex_hash_prctl())
+        throw std::invalid_argument(
+            "this kernel has no prctl(PR_FUTEX_HASH) (Linux 6.17 or later): --presize and --global-hash need it");
+}
+
+std::string classify(const sim::run_result& r, double seconds)
+{
+    if (r.pivot_pending_at_end)
+        return r.pending_ms_at_end >= seconds * 1e3 / 2 ? "latched" : "transient";
+    return r.longest_pivot_ms > 0 && r.longest_pivot_ms > seconds * 1e3 / 10 ? "transient" : "never";
+}
+
+// Ends the measured run at the deadline or at SIGINT, whichever comes
+// first: takes the figures while the threads still run (as the simulator
+// does), then tells them to stop.
+class watchdog {
+public:
+    template <class Snapshot>
+    watchdog(double seconds, sim::workload_context& ctx, Snapshot snap)
+    {
+        with_sigint_blocked([&] {
+            thread_ = std::thread([this, seconds, &ctx, snap] {
+                const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(seconds);
+                std::unique_lock lock(mu_);
+                // A fixed amount of work (--ops) ends the run once done: on a
+                // real machine, waiting out the rest of --seconds shows nothing.
+                auto work_done = [&] { return ctx.opt.work_ops && ctx.work_done_at.load() >= 0; };
+                while (!cancelled_ && !stop_requested().load() && !work_done() &&
+                       std::chrono::steady_clock::now() < until)
+                    cv_.wait_for(lock, std::chrono::milliseconds(5));
+                lock.unlock();
+                snap();
+                ctx.stopping = true;
+            });
+        });
+    }
+    // Ends the run now (the workload failed).
+    void cancel()
+    {
+        std::lock_guard lock(mu_);
+        cancelled_ = true;
+        cv_.notify_all();
+    }
+    void join()
+    {
+        if (thread_.joinable())
+            thread_.join();
+    }
+    ~watchdog()
+    {
+        cancel();
+        join();
+    }
+
+private:
+    std::mutex mu_;
+    std::condition_variable cv_;
+    bool cancelled_ = false;
+    std::thread thread_;
+};
+
+}  // namespace
+
+sim::run_result run_real(const sim::run_options& opt, backend b)
+{
+    const auto wall_start = std::chrono::steady_clock::now();
+    const sim::workload_def& wl = sim::find_workload(opt.workload);
+    check_options(opt, b);
+
+    sigint_scope sigint;
+    std::unique_ptr<real_process> proc;
+    threads_process* tp = nullptr;
+    if (b == backend::threads) {
+        auto t = std::make_unique<threads_process>(max_threads);
+        model::futex_set_pivot_policy(&t->mm(), *model::pivot_policy_id(opt.policy));
+        t->mm().futex_precheck = opt.precheck;
+        tp = t.get();
+        proc = std::move(t);
+    } else {
+        proc = std::make_unique<kernel_process>();
+    }
+
+    sim::run_result r;
+    r.backend = b == backend::threads ? "threads" : "kernel";
+    r.machine = "host";
+    r.policy = b == backend::threads ? opt.policy : "host kernel";
+    r.precheck = opt.precheck;
+    r.workload = opt.workload;
+    r.threads = opt.threads;
+    r.seconds = opt.seconds;
+    r.seed = opt.seed;
+    r.interval_ms = opt.interval_ms;
+
+    const bool have_prctl = b == backend::threads || kernel_has_futex_hash_prctl();
+    auto slots = [&] { return have_prctl ? proc->sys_prctl_futex_hash(model::PR_FUTEX_HASH_GET_SLOTS, 0) : -1; };
+    if (!have_prctl)
+        r.warnings.push_back("no prctl(PR_FUTEX_HASH) on this kernel (before 6.17): slots are -1");
+
+    sim::op_counter ops(*proc, opt.interval_ms, opt.seconds);
+    sim::workload_context ctx{*proc, opt, ops, opt.cpus};
+    r.slots_start = slots();
+    if (opt.global_hash || opt.presize) {
+        const int ret = proc->sys_prctl_futex_hash(model::PR_FUTEX_HASH_SET_SLOTS, opt.global_hash ? 0 : *opt.presize);
+        if (ret < 0)
+            throw std::invalid_argument(fmt::format("prctl(PR_FUTEX_HASH_SET_SLOTS) failed: error {}", -ret));
+    }
+    r.slots_set = slots();
+
+    std::mutex result_mu;  // the snapshot (watchdog) against the reads below
+    auto snapshot = [&] {
+        std::lock_guard lock(result_mu);
+        const double elapsed = static_cast<double>(proc->now_ns()) / 1e9;
+        r.interrupted = stop_requested().load();
+        if (r.interrupted || (opt.work_ops && ctx.work_done_at.load() >= 0))
+            r.seconds = std::min(opt.seconds, elapsed);
+        sim::fill_throughput(r, ctx, ops, r.seconds, slots());
+        const auto bins_run = static_cast<std::size_t>(std::ceil(r.seconds * 1e3 / opt.interval_ms));
+        if (r.per_interval_mops.size() > bins_run)
+            r.per_interval_mops.resize(bins_run);  // a run that ended early
+        if (tp) {
+            const threads_pivot_stats p = tp->env().pivots();
+            r.ref_get_percpu = p.ref_get_percpu;
+            r.ref_get_atomic = p.ref_get_atomic;
+            r.pivots_requested = p.pivots_requested;
+            r.pivots_completed = p.pivots_completed;
+            r.pivot_pending_at_end = p.pending;
+            r.pending_ms_at_end = p.pending ? static_cast<double>(proc->now_ns() - p.pending_since_ns) / 1e6 : 0;
+            r.longest_pivot_ms = static_cast<double>(p.longest_pending_ns) / 1e6;
+            r.outcome = classify(r, r.seconds);
+        }
+    };
+
+    {
+        watchdog dog(opt.seconds, ctx, snapshot);
+        try {
+            wl.main(ctx);
+        } catch (...) {
+            // Never leave a thread behind: stop, join, then report.
+            dog.cancel();
+            dog.join();
+            ctx.stopping = true;
+            proc->join_all();
+            throw;
+        }
+        dog.join();
+    }
+    const auto stop_begun = std::chrono::steady_clock::now();
+    proc->join_all();
+    if (std::chrono::duration<double>(std::chrono::steady_clock::now() - stop_begun).count() > stop_warning_seconds)
+        r.warnings.push_back(fmt::format("threads took more than {} s to stop", stop_warning_seconds));
+    if (auto err = proc->first_error())
+        std::rethrow_exception(err);
+    r.slots_end = slots();
+    if (r.interrupted)
+        r.warnings.push_back("interrupted by SIGINT");
+    if (tp)
+        for (const auto& w : tp->env().warnings())
+            r.warnings.push_back(w);
+    r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+    return r;
+}
+
+}  // namespace futexsim::real

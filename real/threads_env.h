@@ -1,0 +1,246 @@
+// The model's environment on real threads: shared words are std::atomic,
+// per-CPU counters are indexed by the CPU the thread runs on, RCU is liburcu
+// (real/userspace_rcu.h), sleeping locks are std::mutex, wait_var_event()
+// is a condition variable and a futex sleep is a real futex on a per-thread
+// word. docs/backends.md says where this differs from the kernel.
+#pragma once
+
+#include <sched.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "model/atomic.h"
+#include "model/env.h"
+#include "model/futex.h"
+#include "real/userspace_rcu.h"
+
+namespace futexsim::real {
+
+// What the model's tracepoints add up to, for a run's report.
+struct threads_pivot_stats {
+    std::uint64_t ref_get_percpu = 0, ref_get_atomic = 0;
+    std::uint64_t pivots_requested = 0, pivots_completed = 0;
+    bool pending = false;
+    std::int64_t pending_since_ns = 0;
+    std::int64_t longest_pending_ns = 0;
+    unsigned long pending_gp_start = 0;
+    unsigned long longest_pending_gps = 0;
+};
+
+class threads_env {
+public:
+    // Copyable because the model resets a word by assigning a fresh one
+    // (futex_hash_bucket init); that happens before anyone else can see it.
+    template <class T>
+    struct word {
+        std::atomic<T> v{};
+        word() = default;
+        word(const word& o) : v(o.v.load(std::memory_order_relaxed)) {}
+        word& operator=(const word& o)
+        {
+            v.store(o.v.load(std::memory_order_relaxed), std::memory_order_relaxed);
+            return *this;
+        }
+    };
+    // One counter per possible CPU, each on its own line.
+    struct percpu_uint {
+        struct alignas(64) slot {
+            std::atomic<unsigned> v{0};
+        };
+        explicit percpu_uint(unsigned n) : slots(new slot[n]), n(n) {}
+        std::unique_ptr<slot[]> slots;
+        unsigned n;
+    };
+    using mutex_t = std::mutex;
+    // A std::mutex too: a spinning lock whose holder can be preempted (no
+    // preempt_disable in userspace) livelocks on a machine with few CPUs.
+    using spinlock_t = std::mutex;
+
+    // A thread as a futex_q records it (q->task): the word its futex sleep
+    // waits on, and its share of the tracepoint counts.
+    struct alignas(64) task {
+        std::atomic<std::uint32_t> woken{0};
+        std::atomic<std::uint64_t> ref_get_percpu{0}, ref_get_atomic{0};
+    };
+
+    // `max_tasks`: every thread that will ever call into the model.
+    threads_env(unsigned max_tasks, std::atomic<bool>* stop);
+    ~threads_env();
+    threads_env(const threads_env&) = delete;
+    threads_env& operator=(const threads_env&) = delete;
+
+    // --- what the threads process controls ----------------------------
+    std::atomic<unsigned> nr_threads{1};  // the main thread
+    // A clock for the pivot statistics (the process's now_ns()).
+    std::int64_t (*clock)(void*) = nullptr;
+    void* clock_arg = nullptr;
+    threads_pivot_stats pivots() const;
+    unsigned long completed_grace_periods() const { return gp_completed_.load(); }
+    std::vector<std::string> warnings() const;
+    // Waits for every RCU callback queued so far (before the mm is freed).
+    void rcu_barrier() { urcu::barrier(); }
+
+    // --- CPUs and the process ------------------------------------------
+    unsigned smp_processor_id() const;
+    unsigned num_online_cpus() const { return online_cpus_; }
+    unsigned num_possible_cpus() const { return possible_cpus_; }
+    unsigned num_possible_nodes() const { return 1; }
+    unsigned get_nr_threads() const { return nr_threads.load(std::memory_order_relaxed); }
+    // Userspace cannot stop preemption or migration (see this_cpu_inc()).
+    // What the model relies on is the other half of preempt_disable(): in
+    // the kernel a preemption-disabled region is an RCU read-side section,
+    // so the grace period before __futex_ref_atomic_end() waits for every
+    // futex_ref_get()/put() that saw FR_PERCPU to finish its per-CPU add.
+    // Here that region is a liburcu read-side section, which gives exactly
+    // that guarantee.
+    void preempt_disable() { urcu::read_lock(); }
+    void preempt_enable() { urcu::read_unlock(); }
+
+    // --- shared words -------------------------------------------------------
+    template <class T>
+    T atomic_read(word<T>& w) { return w.v.load(std::memory_order_acquire); }
+    template <class T, class U>
+    void atomic_set(word<T>& w, U v) { w.v.store(static_cast<T>(v), std::memory_order_release); }
+    template <class T>
+    T smp_load_acquire(word<T>& w) { return w.v.load(std::memory_order_acquire); }
+    template <class T, class U>
+    void smp_store_release(word<T>& w, U v) { w.v.store(static_cast<T>(v), std::memory_order_release); }
+    template <class T>
+    bool atomic_try_cmpxchg(word<T>& w, T& old, T new_) { return w.v.compare_exchange_strong(old, new_); }
+    // C++20 atomics wrap as the kernel's do (-fno-strict-overflow).
+    template <class T>
+    T atomic_add_return(word<T>& w, T delta)
+    {
+        const T old = w.v.fetch_add(delta);
+        return static_cast<T>(model::wrapping_add(static_cast<long>(old), static_cast<long>(delta)));
+    }
+    template <class T>
+    bool atomic_dec_and_test(word<T>& w) { return w.v.fetch_sub(1) == 1; }
+    template <class T>
+    void atomic_inc(word<T>& w) { w.v.fetch_add(1); }
+    template <class T>
+    void atomic_dec(word<T>& w) { w.v.fetch_sub(1); }
+    void smp_mb()
+    {
+#if defined(__SANITIZE_THREAD__)
+        // TSan has no fences: a seq_cst RMW on one shared word orders as much
+        // (x86's smp_mb() is itself a locked add).
+        mb_word_.fetch_add(0);
+#else
+        std::atomic_thread_fence(std::memory_order_seq_cst);
+#endif
+    }
+
+    // --- per-CPU counters ---------------------------------------------------
+    std::unique_ptr<percpu_uint> alloc_percpu_uint()
+    {
+        return std::make_unique<percpu_uint>(possible_cpus_);
+    }
+    // The kernel's this_cpu_inc() is one unlocked instruction that cannot be
+    // split by preemption. Here the thread can migrate between reading its
+    // CPU and the add, so the add is atomic: two threads may briefly share a
+    // slot, but no count is ever lost, and only the sum matters
+    // (__futex_ref_atomic_end()).
+    void this_cpu_inc(percpu_uint& p) { p.slots[smp_processor_id()].v.fetch_add(1, std::memory_order_relaxed); }
+    void this_cpu_dec(percpu_uint& p) { p.slots[smp_processor_id()].v.fetch_sub(1, std::memory_order_relaxed); }
+    unsigned per_cpu_read(const percpu_uint& p, unsigned cpu) const
+    {
+        return p.slots[cpu].v.load(std::memory_order_acquire);
+    }
+    void per_cpu_write(percpu_uint& p, unsigned cpu, unsigned v)
+    {
+        p.slots[cpu].v.store(v, std::memory_order_release);
+    }
+
+    // --- RCU ----------------------------------------------------------------
+    void rcu_read_lock() { urcu::read_lock(); }
+    void rcu_read_unlock() { urcu::read_unlock(); }
+    // liburcu 0.13 has no polled grace periods: a cookie is a request
+    // number, and a call_rcu() callback queued with it marks it done.
+    unsigned long get_state_synchronize_rcu();
+    bool poll_state_synchronize_rcu(unsigned long cookie) const { return gp_completed_.load() >= cookie; }
+    void call_rcu_hurry(model::rcu_head* head, void (*func)(model::rcu_head*));
+    void synchronize_rcu() { urcu::synchronize(); }
+
+    // --- locks and var waits --------------------------------------------
+    void mutex_lock(mutex_t& m) { m.lock(); }
+    void mutex_unlock(mutex_t& m) { m.unlock(); }
+    void spin_lock(spinlock_t& l) { l.lock(); }
+    void spin_unlock(spinlock_t& l) { l.unlock(); }
+    // One condition variable for every var: wake_up_var() is rare (a pivot
+    // step), so waking all waiters to re-check costs nothing that matters.
+    // Re-checks every millisecond too, for conditions that change without a
+    // wake_up_var() (the kernel's are all paired, this is belt and braces).
+    template <class Cond>
+    void wait_var_event(const void* /*var*/, Cond cond)
+    {
+        std::unique_lock lock(var_mu_);
+        while (!cond())
+            var_cv_.wait_for(lock, std::chrono::milliseconds(1));
+    }
+    void wake_up_var(const void* /*var*/)
+    {
+        std::lock_guard lock(var_mu_);  // orders the wake after a waiter's check
+        var_cv_.notify_all();
+    }
+    void wake_up_task(void* t);
+
+    // --- user memory, current, the sleep -----------------------------------
+    // Futex words are std::atomic<uint32_t> in this process; uaddr is the
+    // address.
+    int futex_get_value(std::uint64_t uaddr, std::uint32_t* out)
+    {
+        if (!uaddr)
+            return -model::EFAULT_;
+        *out = reinterpret_cast<std::atomic<std::uint32_t>*>(uaddr)->load();
+        return 0;
+    }
+    int arch_futex_atomic_op_inuser(int op, int oparg, int* oval, std::uint64_t uaddr);
+    void* current_task() { return &me(); }
+    // Sleeps on the thread's own word until wake_up_task(), the timeout, or
+    // a stop request (reported as a signal, as SIGINT would be).
+    template <class Q>
+    model::sleep_end futex_sleep(Q* q, long timeout_ns)
+    {
+        return sleep(static_cast<const void*>(q), timeout_ns);
+    }
+
+    template <class T>
+    void kvfree(T* p) { delete p; }
+    template <class T>
+    void kvfree_rcu(T* p)
+    {
+        urcu::call([](void* x) { delete static_cast<T*>(x); }, p);
+    }
+    void warn(const char* what);
+    void trace(const model::trace_point& tp);
+
+private:
+    task& me();
+    model::sleep_end sleep(const void* q, long timeout_ns);
+    static void gp_done(void* arg);
+
+    unsigned possible_cpus_, online_cpus_;
+    std::atomic<bool>* stop_;
+    std::unique_ptr<task[]> tasks_;
+    unsigned max_tasks_;
+    std::atomic<unsigned> next_task_{0};
+    std::uint64_t id_;  // tells this env's task slots from an earlier env's
+    std::atomic<unsigned long> gp_requested_{0}, gp_completed_{0};
+    std::atomic<int> mb_word_{0};  // smp_mb() under TSan
+    std::mutex var_mu_;
+    std::condition_variable var_cv_;
+    mutable std::mutex stats_mu_;
+    threads_pivot_stats stats_;  // all but the per-thread counts
+    std::vector<std::string> warnings_;
+};
+
+static_assert(model::futex_wait_env<threads_env>);
+
+}  // namespace futexsim::real

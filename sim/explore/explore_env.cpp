@@ -73,10 +73,21 @@ namespace {
 
 constexpr std::size_t stack_bytes = 256 * 1024;
 
+// Every stack not in use, freed when the program ends (so a leak checker
+// sees none: an abandoned task's stack is back here by then).
+struct free_stacks {
+    std::vector<void*> stacks;
+    ~free_stacks()
+    {
+        for (void* s : stacks)
+            std::free(s);
+    }
+};
+
 std::vector<void*>& stack_pool()
 {
-    static std::vector<void*> pool;
-    return pool;
+    static free_stacks pool;
+    return pool.stacks;
 }
 
 struct pooled_stack {

@@ -9,17 +9,11 @@
 
 #include "model/futex.h"
 
+#include "real/host_futex.h"
+
 namespace futexsim::real {
 
 namespace {
-
-// <linux/futex.h>'s values: its macros would clash with the model's
-// FUTEX_OP_* constants of the same names.
-constexpr int host_FUTEX_WAIT = 0;
-constexpr int host_FUTEX_WAKE = 1;
-constexpr int host_FUTEX_CMP_REQUEUE = 4;
-constexpr int host_FUTEX_WAKE_OP = 5;
-constexpr int host_FUTEX_PRIVATE_FLAG = 128;
 
 // futex(2) has no glibc wrapper. Returns the result, or minus errno.
 long futex(std::uint64_t uaddr, int op, std::uint32_t val, const void* timeout_or_val2, std::uint64_t uaddr2,

@@ -9,17 +9,11 @@
 #include <chrono>
 #include <stdexcept>
 
+#include "real/host_futex.h"
+
 namespace futexsim::real {
 
 namespace {
-
-// <linux/futex.h>'s values: its macros would clash with the model's
-// FUTEX_OP_* constants of the same names.
-constexpr int host_FUTEX_WAIT = 0;
-constexpr int host_FUTEX_WAKE = 1;
-constexpr int host_FUTEX_CMP_REQUEUE = 4;
-constexpr int host_FUTEX_WAKE_OP = 5;
-constexpr int host_FUTEX_PRIVATE_FLAG = 128;
 
 std::atomic<std::uint64_t> next_env_id{1};
 

@@ -78,22 +78,31 @@ void real_json(const run_result& r, nlohmann::ordered_json& j)
 
 }  // namespace
 
+namespace {
+// What every backend's JSON ends with: the fixed-work time, the phases, the
+// wall time.
+std::string with_tail(const run_result& r, nlohmann::ordered_json& j)
+{
+    if (r.work_ms >= 0)
+        j["work_ms"] = r.work_ms;
+    if (!r.phases.empty()) {
+        nlohmann::ordered_json phases = nlohmann::ordered_json::array();
+        for (const auto& ph : r.phases)
+            phases.push_back({{"name", ph.name}, {"start_ms", ph.start_ms}, {"end_ms", ph.end_ms},
+                              {"mops", ph.mops}, {"slots_start", ph.slots_start}, {"slots_end", ph.slots_end}});
+        j["phases"] = phases;
+    }
+    j["wall_seconds"] = r.wall_seconds;
+    return j.dump();
+}
+}  // namespace
+
 std::string json_line(const run_result& r)
 {
     nlohmann::ordered_json j;
     if (r.backend != "sim") {
         real_json(r, j);
-        if (r.work_ms >= 0)
-            j["work_ms"] = r.work_ms;
-        if (!r.phases.empty()) {
-            nlohmann::ordered_json phases = nlohmann::ordered_json::array();
-            for (const auto& ph : r.phases)
-                phases.push_back({{"name", ph.name}, {"start_ms", ph.start_ms}, {"end_ms", ph.end_ms},
-                                  {"mops", ph.mops}, {"slots_start", ph.slots_start}, {"slots_end", ph.slots_end}});
-            j["phases"] = phases;
-        }
-        j["wall_seconds"] = r.wall_seconds;
-        return j.dump();
+        return with_tail(r, j);
     }
     j["machine"] = r.machine;
     j["policy"] = r.policy;
@@ -123,17 +132,7 @@ std::string json_line(const run_result& r)
     j["events"] = r.events;
     j["trace_hash"] = fmt::format("{:016x}", r.trace_hash);
     j["warnings"] = r.warnings;
-    if (r.work_ms >= 0)
-        j["work_ms"] = r.work_ms;
-    if (!r.phases.empty()) {
-        nlohmann::ordered_json phases = nlohmann::ordered_json::array();
-        for (const auto& ph : r.phases)
-            phases.push_back({{"name", ph.name}, {"start_ms", ph.start_ms}, {"end_ms", ph.end_ms},
-                              {"mops", ph.mops}, {"slots_start", ph.slots_start}, {"slots_end", ph.slots_end}});
-        j["phases"] = phases;
-    }
-    j["wall_seconds"] = r.wall_seconds;
-    return j.dump();
+    return with_tail(r, j);
 }
 
 }  // namespace futexsim::sim

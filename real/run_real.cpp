@@ -114,16 +114,11 @@ sim::run_result run_real(const sim::run_options& opt, backend b)
         proc = std::make_unique<kernel_process>();
     }
 
-    sim::run_result r;
+    sim::run_result r = sim::result_header(opt);
     r.backend = b == backend::threads ? "threads" : "kernel";
     r.machine = "host";
-    r.policy = b == backend::threads ? opt.policy : "host kernel";
-    r.precheck = opt.precheck;
-    r.workload = opt.workload;
-    r.threads = opt.threads;
-    r.seconds = opt.seconds;
-    r.seed = opt.seed;
-    r.interval_ms = opt.interval_ms;
+    if (b == backend::kernel)
+        r.policy = "host kernel";
 
     const bool have_prctl = b == backend::threads || kernel_has_futex_hash_prctl();
     auto slots = [&] { return have_prctl ? proc->sys_prctl_futex_hash(model::PR_FUTEX_HASH_GET_SLOTS, 0) : -1; };

@@ -31,6 +31,20 @@ constexpr vtime max_drain_ns = 2'000'000'000;
 
 }  // namespace
 
+run_result result_header(const run_options& opt)
+{
+    run_result r;
+    r.machine = opt.mach.name;
+    r.policy = opt.policy;
+    r.precheck = opt.precheck;
+    r.workload = opt.workload;
+    r.threads = opt.threads;
+    r.seconds = opt.seconds;
+    r.seed = opt.seed;
+    r.interval_ms = opt.interval_ms;
+    return r;
+}
+
 run_result simulate(const run_options& opt)
 {
     const auto wall_start = std::chrono::steady_clock::now();
@@ -66,15 +80,7 @@ run_result simulate(const run_options& opt)
         std::iota(cpus.begin(), cpus.end(), 0u);
     }
 
-    run_result r;
-    r.machine = opt.mach.name;
-    r.policy = opt.policy;
-    r.precheck = opt.precheck;
-    r.workload = opt.workload;
-    r.threads = opt.threads;
-    r.seconds = opt.seconds;
-    r.seed = opt.seed;
-    r.interval_ms = opt.interval_ms;
+    run_result r = result_header(opt);
 
     workload_context ctx{proc, opt, ops, cpus};
     eng.spawn("main", cpus, [&] {

@@ -80,6 +80,11 @@ struct run_result {
     }
 };
 
+// A result whose header (what was asked for: machine, policy, workload,
+// threads, length, seed, bin width) is filled from the options; every
+// backend starts from it.
+run_result result_header(const run_options& opt);
+
 // Throws std::invalid_argument for options the workload cannot take.
 run_result simulate(const run_options& opt);
 

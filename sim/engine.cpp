@@ -348,10 +348,14 @@ void engine::place(task& t, vtime at)
         c.runqueue.push_back(t.id);
     }
     if (c.current < 0) {
-        // An idle CPU first leaves its idle state (the governor picked the
-        // state its idle period turned out to be worth).
+        // An idle CPU first finishes switching to idle if it still is (the
+        // task that slept there may be this one: it must be switched out
+        // before it can be switched back in), leaves its idle state (the
+        // governor picked the state its idle period turned out to be
+        // worth), then schedule() switches from the idle task to this one.
+        const vtime from = std::max(at, c.idle_since);
         const auto exit = static_cast<vtime>(machine_.idle_exit_ns(static_cast<double>(at - c.idle_since)));
-        dispatch(static_cast<unsigned>(chosen), at + exit);
+        dispatch(static_cast<unsigned>(chosen), from + exit + static_cast<vtime>(machine_.context_switch_ns));
     }
 }
 

@@ -12,32 +12,64 @@ using futexsim::test::small_machine;
 TEST_CASE("a task's time is the sum of what it was charged", "[engine]")
 {
     engine e(small_machine(2), 1);
+    const auto cs = static_cast<vtime>(e.mach().context_switch_ns);
+    vtime started = -1;
     vtime finished = -1;
     e.spawn("t", {0}, [&] {
+        started = e.now();
         for (int i = 0; i < 10; i++)
             e.charge(1000);
         finished = e.now();
     }, 500);
     e.run_until(1'000'000);
-    CHECK(finished == 500 + 10 * 1000);
+    CHECK(started == 500 + cs);  // the idle CPU switches to it
+    CHECK(finished == started + 10 * 1000);
 }
 
-TEST_CASE("a woken task resumes no earlier than its wake-up", "[engine]")
+TEST_CASE("a task woken onto its idle CPU runs after the switch back in", "[engine]")
 {
     engine e(small_machine(2), 1);
+    const auto cs = static_cast<vtime>(e.mach().context_switch_ns);
     task* sleeper = nullptr;
     vtime resumed = -1;
+    vtime woken = -1;
     sleeper = &e.spawn("sleeper", {0}, [&] {
         e.block();
         resumed = e.now();
     }, 0);
     e.spawn("waker", {1}, [&] {
         e.charge(5000);
+        woken = e.now();
+        e.wake(*sleeper, woken);
+    }, 0);
+    e.run_until(1'000'000);
+    // Long after CPU 0 went idle: one switch, from the idle task to it.
+    CHECK(resumed == woken + cs);
+}
+
+TEST_CASE("a task woken while its CPU still switches it out waits for both switches", "[engine]")
+{
+    engine e(small_machine(2), 1);
+    const auto cs = static_cast<vtime>(e.mach().context_switch_ns);
+    REQUIRE(cs > 100);
+    task* sleeper = nullptr;
+    vtime blocked = -1;
+    vtime resumed = -1;
+    sleeper = &e.spawn("sleeper", {0}, [&] {
+        blocked = e.now();
+        e.block();
+        resumed = e.now();
+    }, 0);
+    e.spawn("waker", {1}, [&] {
+        e.sync();  // let the sleeper block first (both start at the same time)
+        e.charge(100);
+        e.sync();
         e.wake(*sleeper, e.now());
     }, 0);
     e.run_until(1'000'000);
-    REQUIRE(resumed >= 5000);
-    CHECK(resumed <= 5000 + static_cast<vtime>(small_machine(2).context_switch_ns) + 1);
+    // Woken 100 ns after it slept: its switch-out ends at blocked + cs, then
+    // the idle CPU switches back to it.
+    CHECK(resumed == blocked + 2 * cs);
 }
 
 TEST_CASE("tasks sharing one CPU take turns at the tick", "[engine]")
@@ -124,6 +156,7 @@ TEST_CASE("a task woken onto an idle CPU waits for it to leave its idle state", 
     CHECK(m.idle_exit_ns(2'000) == 1'000);  // C1
     CHECK(m.idle_exit_ns(1e9) == 100'000);  // C6
     engine e(m, 1);
+    const auto cs = static_cast<vtime>(m.context_switch_ns);
     vtime first = -1, second = -1;
     task* sleeper = nullptr;
     sleeper = &e.spawn("sleeper", {1}, [&] {
@@ -134,12 +167,13 @@ TEST_CASE("a task woken onto an idle CPU waits for it to leave its idle state", 
     e.spawn("waker", {0}, [&] {
         // The waker too starts at 100 us, from CPU 0's deepest state; CPU 1
         // then idles about 200 us after the sleeper blocks: C1 only.
-        CHECK(e.now() == 100'000);
+        CHECK(e.now() == 100'000 + cs);
         e.charge(200'000);
         e.sync();
         e.wake(*sleeper, e.now());
     }, 0);
     e.run_until(10'000'000);
-    CHECK(first == 100'000);
-    CHECK(second == 300'000 + 1'000);
+    CHECK(first == 100'000 + cs);
+    // The wake at 300 us + cs: C1's exit, then the switch from idle.
+    CHECK(second == 300'000 + cs + 1'000 + cs);
 }

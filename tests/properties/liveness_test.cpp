@@ -46,16 +46,8 @@ rc::Gen<explored> gen_continuous(std::string policy, std::vector<sim::strategy_k
     return gen::map(gen::tuple(gen::inRange(2, 17), gen::container<std::vector<std::vector<xop>>>(16, gen_load_ops()),
                                gen_strategy(kinds)),
                     [policy](auto t) {
-                        const int threads = std::get<0>(t);
-                        const auto& loads = std::get<1>(t);
                         explored e;
-                        xthread main;
-                        for (int i = 1; i < threads; i++)
-                            main.ops.push_back(xop{'C', 0, 0, 0});
-                        main.ops.push_back(xop{'P', 0, 0, 64});
-                        e.c.threads.push_back(main);
-                        for (int i = 1; i < threads; i++)
-                            e.c.threads.push_back(xthread{loads[static_cast<std::size_t>(i)], true});
+                        e.c = pool_case({xop{'P', 0, 0, 64}}, workers_of(std::get<1>(t), std::get<0>(t)), true);
                         e.cfg.policy = policy;
                         e.cfg.cpus = 8;
                         e.cfg.strategy = std::get<2>(t);
@@ -82,16 +74,9 @@ rc::Gen<explored> gen_quiet()
     return gen::map(gen::tuple(gen::inRange(6, 17), gen::container<std::vector<std::vector<xop>>>(16, thread_ops),
                                gen_strategy(all_strategies())),
                     [](auto t) {
-                        const int threads = std::get<0>(t);
                         const auto& ops = std::get<1>(t);
                         explored e;
-                        xthread main;
-                        for (int i = 1; i < threads; i++)
-                            main.ops.push_back(xop{'C', 0, 0, 0});
-                        main.ops.insert(main.ops.end(), ops[0].begin(), ops[0].end());
-                        e.c.threads.push_back(main);
-                        for (int i = 1; i < threads; i++)
-                            e.c.threads.push_back(xthread{ops[static_cast<std::size_t>(i)], false});
+                        e.c = pool_case(ops[0], workers_of(ops, std::get<0>(t)), false);
                         e.cfg.policy = "stock";
                         e.cfg.cpus = 8;
                         e.cfg.strategy = std::get<2>(t);

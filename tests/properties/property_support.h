@@ -124,6 +124,28 @@ inline rc::Gen<std::vector<xop>> gen_ops(int most)
                            [](int n) { return rc::gen::container<std::vector<xop>>(static_cast<std::size_t>(n), gen_op()); });
 }
 
+// The process every generator builds: the main thread creates one thread
+// per entry of `workers`, then runs `main_ops`; each created thread runs its
+// entry, over and over if `loop`.
+inline xcase pool_case(const std::vector<xop>& main_ops, const std::vector<std::vector<xop>>& workers, bool loop)
+{
+    xcase c;
+    xthread main;
+    main.ops.assign(workers.size(), xop{'C', 0, 0, 0});
+    main.ops.insert(main.ops.end(), main_ops.begin(), main_ops.end());
+    c.threads.push_back(main);
+    for (const auto& w : workers)
+        c.threads.push_back(xthread{w, loop});
+    return c;
+}
+
+// The workers' operations: entries 1 .. threads-1 of `ops` (entry 0 is the
+// main thread's when a generator draws one list per thread).
+inline std::vector<std::vector<xop>> workers_of(const std::vector<std::vector<xop>>& ops, int threads)
+{
+    return {ops.begin() + 1, ops.begin() + threads};
+}
+
 // A process of `threads` (2-16): the main thread creates the others first,
 // then does its own operations, and so does every thread.
 inline rc::Gen<xcase> gen_case(int min_threads, int max_threads, rc::Gen<std::vector<xop>> ops)
@@ -132,17 +154,7 @@ inline rc::Gen<xcase> gen_case(int min_threads, int max_threads, rc::Gen<std::ve
     return gen::mapcat(gen::inRange(min_threads, max_threads + 1), [=](int threads) {
         return gen::map(gen::pair(ops, gen::container<std::vector<std::vector<xop>>>(
                                            static_cast<std::size_t>(threads - 1), ops)),
-                        [](auto p) {
-                            xcase c;
-                            xthread main;
-                            for (std::size_t i = 0; i < p.second.size(); i++)
-                                main.ops.push_back(xop{'C', 0, 0, 0});
-                            main.ops.insert(main.ops.end(), p.first.begin(), p.first.end());
-                            c.threads.push_back(main);
-                            for (auto& w : p.second)
-                                c.threads.push_back(xthread{w, false});
-                            return c;
-                        });
+                        [](auto p) { return pool_case(p.first, p.second, false); });
     });
 }
 

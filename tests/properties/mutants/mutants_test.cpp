@@ -48,15 +48,8 @@ rc::Gen<explored> gen_mutant_load(std::string policy)
     return gen::map(gen::tuple(gen::inRange(2, 17), gen::container<std::vector<std::vector<xop>>>(16, load),
                                gen_strategy({sim::strategy_kind::random})),
                     [policy](auto t) {
-                        const int threads = std::get<0>(t);
                         explored e;
-                        xthread main;
-                        for (int i = 1; i < threads; i++)
-                            main.ops.push_back(xop{'C', 0, 0, 0});
-                        main.ops.push_back(xop{'P', 0, 0, 64});
-                        e.c.threads.push_back(main);
-                        for (int i = 1; i < threads; i++)
-                            e.c.threads.push_back(xthread{std::get<1>(t)[static_cast<std::size_t>(i)], true});
+                        e.c = pool_case({xop{'P', 0, 0, 64}}, workers_of(std::get<1>(t), std::get<0>(t)), true);
                         e.cfg.policy = policy;
                         e.cfg.cpus = 8;
                         e.cfg.strategy = std::get<2>(t);

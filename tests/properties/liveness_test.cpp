@@ -21,10 +21,8 @@ namespace {
 
 constexpr unsigned long bound_gps = 8;
 
-// Continuous load: every worker loops wake, wake_op, mismatching waits and
-// short timed waits until the run ends; the main thread creates them (the
-// pool grows past what 16 slots serve on 8 CPUs, so clone() asks for a
-// pivot) and then asks for 64 slots with prctl.
+// What the workers loop under continuous load (gen_continuous()): wake,
+// wake_op, mismatching waits and short timed waits.
 rc::Gen<std::vector<xop>> gen_load_ops()
 {
     using namespace rc;
@@ -38,26 +36,6 @@ rc::Gen<std::vector<xop>> gen_load_ops()
                 {1, gen::map(gen::inRange(1u, 6u), [](unsigned n) { return xop{'T', 1, 0, n}; })},
             }));
     });
-}
-
-rc::Gen<explored> gen_continuous(std::string policy, std::vector<sim::strategy_kind> kinds)
-{
-    using namespace rc;
-    return gen::map(gen::tuple(gen::inRange(2, 17), gen::container<std::vector<std::vector<xop>>>(16, gen_load_ops()),
-                               gen_strategy(kinds)),
-                    [policy](auto t) {
-                        explored e;
-                        e.c = pool_case({xop{'P', 0, 0, 64}}, workers_of(std::get<1>(t), std::get<0>(t)), true);
-                        e.cfg.policy = policy;
-                        e.cfg.cpus = 8;
-                        e.cfg.strategy = std::get<2>(t);
-                        e.cfg.max_steps = 2500;
-                        e.cfg.strategy.pct_steps = e.cfg.max_steps;
-                        e.cfg.check = liveness::bounded;
-                        e.cfg.pivot_bound_gps = bound_gps;
-                        e.cfg.check_sleepers = false;  // a property of its own (safety_test.cpp)
-                        return e;
-                    });
 }
 
 // Quiet windows: every thread does a few operations, sleeps, then one more
@@ -91,7 +69,7 @@ rc::Gen<explored> gen_quiet()
 void check_bounded(const std::string& policy, std::uint64_t seed)
 {
     const auto out = check_property(policy + ": every pivot completes within 8 grace periods under continuous load",
-                                    400, seed, [policy] { explore_or_fail(*gen_continuous(policy, {sim::strategy_kind::random})); });
+                                    400, seed, [policy] { explore_or_fail(*gen_continuous(policy, gen_load_ops(), {sim::strategy_kind::random}, bound_gps)); });
     INFO(out.report);
     CHECK(out.passed);
 }
@@ -122,7 +100,7 @@ TEST_CASE("stock EXPECTED FAILURE - every pivot completes within a bound under c
     const auto out = check_property("stock (expected to fail): every pivot completes within 8 grace periods under "
                                     "continuous load",
                                     100, 24, [] {
-                                        explore_or_fail(*gen_continuous("stock", {sim::strategy_kind::random}));
+                                        explore_or_fail(*gen_continuous("stock", gen_load_ops(), {sim::strategy_kind::random}, bound_gps));
                                     });
     // The stall, shown rather than hidden: the property must fail for stock.
     CHECK_FALSE(out.passed);

@@ -182,4 +182,29 @@ inline const std::vector<sim::strategy_kind>& all_strategies()
     return k;
 }
 
+// Continuous load: the main thread creates 1-15 workers (the pool grows past
+// what 16 slots serve on 8 CPUs, so clone() asks for a pivot) and then asks
+// for 64 slots with prctl; every worker loops its `load` until the run ends.
+// The liveness bound is `bound_gps` grace periods per pivot.
+inline rc::Gen<explored> gen_continuous(std::string policy, rc::Gen<std::vector<xop>> load,
+                                        std::vector<sim::strategy_kind> kinds, unsigned long bound_gps)
+{
+    using namespace rc;
+    return gen::map(gen::tuple(gen::inRange(2, 17), gen::container<std::vector<std::vector<xop>>>(16, load),
+                               gen_strategy(std::move(kinds))),
+                    [policy, bound_gps](auto t) {
+                        explored e;
+                        e.c = pool_case({xop{'P', 0, 0, 64}}, workers_of(std::get<1>(t), std::get<0>(t)), true);
+                        e.cfg.policy = policy;
+                        e.cfg.cpus = 8;
+                        e.cfg.strategy = std::get<2>(t);
+                        e.cfg.max_steps = 2500;
+                        e.cfg.strategy.pct_steps = e.cfg.max_steps;
+                        e.cfg.check = liveness::bounded;
+                        e.cfg.pivot_bound_gps = bound_gps;
+                        e.cfg.check_sleepers = false;  // a property of its own (safety_test.cpp)
+                        return e;
+                    });
+}
+
 }  // namespace futexsim::props

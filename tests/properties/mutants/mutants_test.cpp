@@ -45,20 +45,7 @@ rc::Gen<explored> gen_mutant_load(std::string policy)
             gen::weightedOneOf<xop>({{2, gen::map(gen_word(), [](unsigned a) { return xop{'K', a, 0, 1}; })},
                                      {3, gen::map(gen_word(), [](unsigned a) { return xop{'M', a, 0, 0}; })}}));
     });
-    return gen::map(gen::tuple(gen::inRange(2, 17), gen::container<std::vector<std::vector<xop>>>(16, load),
-                               gen_strategy({sim::strategy_kind::random})),
-                    [policy](auto t) {
-                        explored e;
-                        e.c = pool_case({xop{'P', 0, 0, 64}}, workers_of(std::get<1>(t), std::get<0>(t)), true);
-                        e.cfg.policy = policy;
-                        e.cfg.cpus = 8;
-                        e.cfg.strategy = std::get<2>(t);
-                        e.cfg.max_steps = 2500;
-                        e.cfg.check = liveness::bounded;
-                        e.cfg.pivot_bound_gps = 8;
-                        e.cfg.check_sleepers = false;
-                        return e;
-                    });
+    return gen_continuous(policy, load, {sim::strategy_kind::random}, 8);
 }
 
 void expect_caught(const std::string& name, const check_outcome& out)

@@ -65,18 +65,20 @@ def main():
     print(f"machine={args.machine} workload={args.workload} policy={args.policy} "
           f"cpus={args.cpus} seeds={args.seeds} "
           f"auto={args.seconds}s presized={args.presized_seconds}s")
-    print(f"{'threads':>7} {'latched':>8} {'auto Mops':>10} {'presized':>9} {'ratio':>7} "
+    print(f"{'threads':>7} {'latched':>8} {'transient':>9} {'auto Mops':>10} {'presized':>9} {'ratio':>7} "
           f"{'atomic%':>8} {'slots_end':>10} {'max wall s':>10}")
     for t in sorted({k[0] for k in results}):
         auto = results.get((t, "auto"), [])
         pre = results.get((t, "presized"), [])
         latched = sum(r["outcome"] == "latched" for r in auto)
+        # Pended for over 10 grace periods but the pivot completed within the run.
+        transient = sum(r["outcome"] == "transient" for r in auto)
         am = statistics.median(r["mops"] for r in auto) if auto else float("nan")
         pm = statistics.median(r["mops"] for r in pre) if pre else float("nan")
         atomic = [r["ref_get_atomic"] / max(1, r["ref_get_atomic"] + r["ref_get_percpu"]) for r in auto]
         slots = sorted({r["slots_end"] for r in auto + pre})
         wall = max(r["wall_seconds"] for r in auto + pre)
-        print(f"{t:>7} {latched:>5}/{len(auto):<2} {am:>10.1f} {pm:>9.1f} {pm / am if am else 0:>7.1f} "
+        print(f"{t:>7} {latched:>5}/{len(auto):<2} {transient:>6}/{len(auto):<2} {am:>10.1f} {pm:>9.1f} {pm / am if am else 0:>7.1f} "
               f"{100 * statistics.median(atomic) if atomic else 0:>8.1f} {str(slots):>10} {wall:>10.1f}")
     return 0
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "sim/run.h"
+#include "tests/sim/xeon_runs.h"
 
 using namespace futexsim::sim;
 
@@ -13,12 +14,7 @@ namespace {
 
 run_options xeon(unsigned threads, double seconds, std::uint64_t seed, bool presized)
 {
-    run_options o;
-    o.mach = load_machine_preset("xeon-6975p-snc3");
-    o.cpus = parse_cpu_list("0-95", o.mach.num_cpus());  // socket 0, as the real runs
-    o.threads = threads;
-    o.seconds = seconds;
-    o.seed = seed;
+    run_options o = futexsim::test::xeon_socket0(threads, seconds, seed);
     if (presized)
         o.presize = 512;
     return o;

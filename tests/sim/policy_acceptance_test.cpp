@@ -9,6 +9,7 @@
 #include <string>
 
 #include "sim/run.h"
+#include "tests/sim/xeon_runs.h"
 
 using namespace futexsim::sim;
 
@@ -16,14 +17,9 @@ namespace {
 
 run_result run_96(const std::string& workload, const std::string& policy, std::uint64_t seed)
 {
-    run_options o;
-    o.mach = load_machine_preset("xeon-6975p-snc3");
-    o.cpus = parse_cpu_list("0-95", o.mach.num_cpus());
+    run_options o = futexsim::test::xeon_socket0(96, 0.04, seed);
     o.workload = workload;
     o.policy = policy;
-    o.threads = 96;
-    o.seconds = 0.04;
-    o.seed = seed;
     return simulate(o);
 }
 

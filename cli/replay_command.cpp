@@ -18,6 +18,7 @@ namespace {
 struct replay_args {
     sim::explore::run_config cfg;
     std::string case_text;
+    std::string kernel{model::kernel_version_name(model::default_kernel_version)};
     std::string strategy = "random";
     std::string schedule;
     std::string check = "none";
@@ -29,6 +30,10 @@ int replay(replay_args& a)
     sim::explore::run_config& cfg = a.cfg;
     if (!model::pivot_policy_id(cfg.policy))
         throw usage_error(fmt::format("unknown policy '{}' (valid: {})", cfg.policy, model::pivot_policy_names()));
+    const auto kernel = model::parse_kernel_version(a.kernel);
+    if (!kernel)
+        throw usage_error(fmt::format("--kernel '{}': expected one of {}", a.kernel, model::kernel_version_names));
+    cfg.kernel = *kernel;
     const auto kind = sim::parse_strategy(a.strategy);
     if (!kind)
         throw usage_error(fmt::format("--strategy '{}': expected fifo, random, pct or replay", a.strategy));
@@ -53,7 +58,8 @@ int replay(replay_args& a)
                                           names.empty() ? std::string("none") : fmt::format("{}", fmt::join(names, ", "))));
     }
     const sim::explore::trace_sink sink = [&a](const std::string& line) {
-        if (!a.quiet || line.rfind("VIOLATION", 0) == 0 || line.rfind("ok:", 0) == 0)
+        if (!a.quiet || line.rfind("VIOLATION", 0) == 0 || line.rfind("ok:", 0) == 0 ||
+            line.rfind("WARNING", 0) == 0)
             std::cout << line << '\n';
     };
     const sim::explore::run_outcome out = sim::explore::explore_case(cfg, *c, sink);
@@ -72,6 +78,10 @@ void register_replay(CLI::App& app)
         "replay", "Run one explorer case (as a failing property prints it) and print its step-by-step "
                   "trace; exit status 1 if a property is violated");
     sub->add_option("--policy", a->cfg.policy, "Pivot policy: " + model::pivot_policy_names())->capture_default_str();
+    sub->add_option("--kernel", a->kernel,
+                    fmt::format("Kernel whose futex code the model runs: {} (docs/kernel-map.md)",
+                                model::kernel_version_names))
+        ->capture_default_str();
     sub->add_option("--cpus", a->cfg.cpus, "CPUs of the explored machine")
         ->check(CLI::Range(1u, 64u))
         ->capture_default_str();
@@ -98,6 +108,9 @@ void register_replay(CLI::App& app)
     sub->add_flag(
         "--no-sleeper-check", [a](std::int64_t) { a->cfg.check_sleepers = false; },
         "Do not require that threads left when nothing can run are all asleep in futex_wait()");
+    sub->add_flag(
+        "--nonfatal-warnings", [a](std::int64_t) { a->cfg.fatal_warnings = false; },
+        "Report the model's warnings (WARN_ON_ONCE, might_sleep()) instead of stopping at the first");
 #ifdef FUTEXSIM_MUTATIONS
     sub->add_option("--mutation", a->cfg.mutation, "Test-only build: switch on a mutation point");
 #endif

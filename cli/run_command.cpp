@@ -40,6 +40,8 @@ struct run_args {
     std::vector<std::string> given_flags;  // workload-specific flags on the command line
     std::vector<std::string> sim_only_flags;  // given flags that only the simulator takes
     bool policy_given = false;
+    std::string kernel{model::kernel_version_name(model::default_kernel_version)};
+    bool kernel_given = false;
 };
 
 std::string joined(const std::vector<std::string>& names)
@@ -72,9 +74,9 @@ void check_backend_flags(const run_args& a)
         return;
     for (const auto& flag : a.sim_only_flags)
         throw usage_error(fmt::format("{} does not apply to --backend {} (it runs on this machine)", flag, a.backend));
-    if (a.backend == "kernel" && (a.policy_given || a.opt.precheck))
+    if (a.backend == "kernel" && (a.policy_given || a.opt.precheck || a.kernel_given))
         throw usage_error(fmt::format("{} does not apply to --backend kernel (the host kernel's own code runs)",
-                                      a.policy_given ? "--policy" : "--precheck"));
+                                      a.policy_given ? "--policy" : a.opt.precheck ? "--precheck" : "--kernel"));
     if (a.opt.threads > real::max_threads)
         throw usage_error(fmt::format("--threads {}: --backend {} creates at most {} threads", a.opt.threads,
                                       a.backend, real::max_threads));
@@ -108,6 +110,10 @@ int run(run_args& a)
 {
     sim::run_options& opt = a.opt;
     check_backend_flags(a);
+    const auto kernel = model::parse_kernel_version(a.kernel);
+    if (!kernel)
+        throw usage_error(fmt::format("--kernel '{}': expected one of {}", a.kernel, model::kernel_version_names));
+    opt.kernel = *kernel;
     if (a.backend != "sim") {
         try {
             const auto& wl = sim::find_workload(opt.workload);
@@ -186,6 +192,11 @@ void register_run(CLI::App& app)
     auto* policy = sub->add_option("--policy", a->opt.policy,
                     "Pivot policy: " + model::pivot_policy_names() + " (docs/policies.md)")
         ->capture_default_str();
+    auto* kernel = sub->add_option("--kernel", a->kernel,
+                                   fmt::format("Kernel whose futex code the model runs: {} (v7.2: the "
+                                               "futex_pivot_pending() fix; docs/kernel-map.md)",
+                                               model::kernel_version_names))
+                       ->capture_default_str();
     sub->add_flag("--precheck", a->opt.precheck,
                   "futex_wait_setup() reads the futex word before locking the bucket (any policy)");
     sub->add_option("--threads", a->opt.threads,
@@ -241,7 +252,7 @@ void register_run(CLI::App& app)
     auto* work = sub->add_option("--ops", a->opt.work_ops,
                                  "mutex: a fixed amount of work (lock/unlock pairs); reports work_ms")
                      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
-    sub->parse_complete_callback([a, locks, unlock, mix, start, work, machine, machine_file, seed, policy] {
+    sub->parse_complete_callback([a, locks, unlock, mix, start, work, machine, machine_file, seed, policy, kernel] {
         a->given_flags.clear();
         a->sim_only_flags.clear();
         if (machine->count())
@@ -251,6 +262,7 @@ void register_run(CLI::App& app)
         if (seed->count())
             a->sim_only_flags.push_back("--seed");
         a->policy_given = policy->count() > 0;
+        a->kernel_given = kernel->count() > 0;
         if (work->count())
             a->given_flags.push_back("--ops");
         if (start->count())

@@ -1,5 +1,7 @@
 // The private futex hash of kernel/futex/core.c (Linux v6.17,
 // CONFIG_FUTEX_PRIVATE_HASH), one function per kernel function, same names.
+// Where a later kernel changed a function, both bodies are here, chosen by
+// mm->futex_kernel (model/kernel_version.h).
 //
 // Differences of form, not of behaviour:
 // - `current->mm` is an explicit `mm` argument; the environment is mm->env.
@@ -461,11 +463,42 @@ template <class Env>
 bool futex_pivot_pending(mm_struct<Env>* mm)
 {
     Env& env = *mm->env;
+    if (mm->futex_kernel >= kernel_version::v7_2) {
+        // 8e7ff730dd96: read both under futex_hash_lock, which every pivot
+        // holds, so that no pivot lands between the two reads (under RCU
+        // alone a waiter could see the parked hash, then the installed one,
+        // not dead, and sleep for good: docs/findings.md).
+        mutex_guard<Env> lock(env, mm->futex_hash_lock);
+        if (!mm->futex_phash_new)
+            return true;
+        private_hash<Env>* fph = env.atomic_read(mm->futex_phash);  // rcu_dereference_raw()
+        return futex_ref_is_dead(fph);
+    }
     rcu_guard<Env> rcu(env);
     if (!mm->futex_phash_new)
         return true;
     private_hash<Env>* fph = env.atomic_read(mm->futex_phash);
     return futex_ref_is_dead(fph);
+}
+
+// Sleep until futex_pivot_pending(mm). Not a kernel function: the wait that
+// futex_hash_allocate() open-codes, in the form each kernel version has,
+// shared with the policies that wait for the same condition.
+template <class Env>
+void futex_pivot_pending_wait(mm_struct<Env>* mm)
+{
+    Env& env = *mm->env;
+    if (mm->futex_kernel >= kernel_version::v7_2_1) {
+        // d8aa5dd97944: add_wait_queue() with woken_wake_bit_function(),
+        // smp_mb(), while (!futex_pivot_pending(mm) && wait_woken(...));
+        // remove_wait_queue(). The condition runs in TASK_RUNNING, so the
+        // mutex 8e7ff730dd96 takes in it no longer trips might_sleep().
+        env.wait_var_woken(mm, [mm] { return futex_pivot_pending(mm); });
+        return;
+    }
+    // wait_var_event(mm, futex_pivot_pending(mm)): the condition runs in
+    // TASK_UNINTERRUPTIBLE.
+    env.wait_var_event(mm, [mm] { return futex_pivot_pending(mm); });
 }
 
 // futex_hash_less(): custom beats default, the global hash beats any size,
@@ -535,7 +568,7 @@ int futex_hash_allocate(mm_struct<Env>* mm, unsigned int hash_slots, unsigned in
     for (;;) {
         // Only prctl() waits and retries; clone() is never delayed.
         if (custom)
-            env.wait_var_event(mm, [mm] { return futex_pivot_pending(mm); });
+            futex_pivot_pending_wait(mm);
 
         mutex_guard<Env> lock(env, mm->futex_hash_lock);
         private_hash<Env>* cur = env.atomic_read(mm->futex_phash);

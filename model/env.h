@@ -94,7 +94,14 @@ concept futex_env = requires(E& env, const E& cenv, typename E::template word<lo
     // uninterruptibly until cond() holds, re-checking after each
     // wake_up_var(var). Policies also wait on addresses inside the mm (the
     // gate, its `block` word, its rcu_sync), each woken by its own
-    // wake_up_var().
+    // wake_up_var(). cond() runs with the task already TASK_UNINTERRUPTIBLE,
+    // so a blocking call in it (a mutex) is the kernel's might_sleep()
+    // warning: env.warn() it. A wake that comes after the wait began is
+    // never lost, also not one that comes while cond() sleeps.
+    // wait_var_woken(var, cond) (a template too): the same wait written as
+    // v7.2.1's futex_hash_allocate() open-codes it (add_wait_queue() with
+    // woken_wake_bit_function(), smp_mb(), while (!cond() && wait_woken()),
+    // remove_wait_queue()): cond() runs in TASK_RUNNING and may sleep.
     env.wake_up_task(task);  // wake_up_q(): a futex_q's waiter was unqueued
 
     // observation only: a tracepoint never changes what the model does

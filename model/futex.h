@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "model/env.h"
+#include "model/kernel_version.h"
 
 namespace futexsim::model {
 
@@ -210,6 +211,11 @@ struct mm_struct {
     // The one line every CPU hammers while the fph is FR_ATOMIC.
     alignas(64) typename Env::template word<long> futex_atomic{};
     std::unique_ptr<typename Env::percpu_uint> futex_ref;  // unsigned int __percpu *
+
+    // Not in the kernel: which kernel's code this process runs, where the
+    // versions differ (model/kernel_version.h); v6.17 unless a caller sets
+    // it before the first futex operation.
+    kernel_version futex_kernel = default_kernel_version;
 
     // Not in v6.17: what the proposed fixes add (model/policies/policy.h).
     // The pivot policy, a pivot_policy value; stock unless a caller sets it

@@ -108,6 +108,7 @@ sim::run_result run_real(const sim::run_options& opt, backend b)
         auto t = std::make_unique<threads_process>(max_threads);
         model::futex_set_pivot_policy(&t->mm(), *model::pivot_policy_id(opt.policy));
         t->mm().futex_precheck = opt.precheck;
+        t->mm().futex_kernel = opt.kernel;
         tp = t.get();
         proc = std::move(t);
     } else {

@@ -164,6 +164,13 @@ void threads_env::warn(const char* what)
     warnings_.emplace_back(what);
 }
 
+void threads_env::warn_once(const char* what)
+{
+    std::lock_guard lock(stats_mu_);
+    if (std::find(warnings_.begin(), warnings_.end(), what) == warnings_.end())
+        warnings_.emplace_back(what);
+}
+
 std::vector<std::string> threads_env::warnings() const
 {
     std::lock_guard lock(stats_mu_);

@@ -169,7 +169,12 @@ public:
     void synchronize_rcu() { urcu::synchronize(); }
 
     // --- locks and var waits --------------------------------------------
-    void mutex_lock(mutex_t& m) { m.lock(); }
+    void mutex_lock(mutex_t& m)
+    {
+        if (not_running_ > 0)  // might_sleep()
+            warn_once("do not call blocking ops when !TASK_RUNNING: mutex_lock() in a wait_var_event() condition");
+        m.lock();
+    }
     void mutex_unlock(mutex_t& m) { m.unlock(); }
     void spin_lock(spinlock_t& l) { l.lock(); }
     void spin_unlock(spinlock_t& l) { l.unlock(); }
@@ -177,16 +182,22 @@ public:
     // step), so waking all waiters to re-check costs nothing that matters.
     // Re-checks every millisecond too, for conditions that change without a
     // wake_up_var() (the kernel's are all paired, this is belt and braces).
+    // wait_var_event(): the condition runs in TASK_UNINTERRUPTIBLE.
     template <class Cond>
-    void wait_var_event(const void* /*var*/, Cond cond)
+    void wait_var_event(const void* var, Cond cond)
     {
-        std::unique_lock lock(var_mu_);
-        while (!cond())
-            var_cv_.wait_for(lock, std::chrono::milliseconds(1));
+        wait_var(var, cond, false);
+    }
+    // The open-coded wait_woken() loop: the condition runs in TASK_RUNNING.
+    template <class Cond>
+    void wait_var_woken(const void* var, Cond cond)
+    {
+        wait_var(var, cond, true);
     }
     void wake_up_var(const void* /*var*/)
     {
-        std::lock_guard lock(var_mu_);  // orders the wake after a waiter's check
+        std::lock_guard lock(var_mu_);
+        ++var_gen_;
         var_cv_.notify_all();
     }
     void wake_up_task(void* t);
@@ -234,8 +245,33 @@ private:
     std::uint64_t id_;  // tells this env's task slots from an earlier env's
     std::atomic<unsigned long> gp_requested_{0}, gp_completed_{0};
     std::atomic<int> mb_word_{0};  // smp_mb() under TSan
+    // The condition runs without var_mu_ held: since 8e7ff730dd96 it takes
+    // futex_hash_lock, which a waker may hold while it calls wake_up_var().
+    // The generation, read before the check, keeps a wake that comes during
+    // it (also one that comes while the condition sleeps on the mutex).
+    template <class Cond>
+    void wait_var(const void* /*var*/, Cond cond, bool woken_form)
+    {
+        for (;;) {
+            std::uint64_t gen = 0;
+            {
+                std::lock_guard lock(var_mu_);
+                gen = var_gen_;
+            }
+            not_running_ += woken_form ? 0 : 1;
+            const bool ok = cond();
+            not_running_ -= woken_form ? 0 : 1;
+            if (ok)
+                return;
+            std::unique_lock lock(var_mu_);
+            var_cv_.wait_for(lock, std::chrono::milliseconds(1), [&] { return var_gen_ != gen; });
+        }
+    }
+    void warn_once(const char* what);
     std::mutex var_mu_;
     std::condition_variable var_cv_;
+    std::uint64_t var_gen_ = 0;  // under var_mu_: wake_up_var() calls so far
+    static inline thread_local int not_running_ = 0;  // in a wait_var_event() condition
     mutable std::mutex stats_mu_;
     threads_pivot_stats stats_;  // all but the per-thread counts
     std::vector<std::string> warnings_;

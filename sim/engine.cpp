@@ -204,6 +204,7 @@ void engine::block()
     if (tearing_down_)
         return;
     task& t = current();
+    ++t.blocks;
     if (t.wake_pending) {  // woken between prepare-to-wait and now
         t.wake_pending = false;
         return;

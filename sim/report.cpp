@@ -31,6 +31,8 @@ std::string human_line(const run_result& r)
         line = "backend=" + r.backend + " " + line;
     if (r.policy != "stock" || r.precheck)
         line += fmt::format(" policy={}{}", r.policy, r.precheck ? "+precheck" : "");
+    if (r.kernel != model::kernel_version_name(model::default_kernel_version))
+        line += fmt::format(" kernel={}", r.kernel);
     if (r.work_ms >= 0)
         line += fmt::format(" work={:.3f}ms", r.work_ms);
     for (const auto& ph : r.phases)
@@ -63,6 +65,7 @@ void real_json(const run_result& r, nlohmann::ordered_json& j)
     j["per_interval_mops"] = r.per_interval_mops;
     if (r.backend == "threads") {
         j["precheck"] = r.precheck;
+        j["kernel"] = r.kernel;
         j["ref_get_percpu"] = r.ref_get_percpu;
         j["ref_get_atomic"] = r.ref_get_atomic;
         j["pivots_requested"] = r.pivots_requested;
@@ -107,6 +110,7 @@ std::string json_line(const run_result& r)
     j["machine"] = r.machine;
     j["policy"] = r.policy;
     j["precheck"] = r.precheck;
+    j["kernel"] = r.kernel;
     j["workload"] = r.workload;
     j["threads"] = r.threads;
     j["seconds"] = r.seconds;

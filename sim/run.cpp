@@ -37,6 +37,7 @@ run_result result_header(const run_options& opt)
     r.machine = opt.mach.name;
     r.policy = opt.policy;
     r.precheck = opt.precheck;
+    r.kernel = model::kernel_version_name(opt.kernel);
     r.workload = opt.workload;
     r.threads = opt.threads;
     r.seconds = opt.seconds;
@@ -71,6 +72,7 @@ run_result simulate(const run_options& opt)
     }
     model::futex_set_pivot_policy(&proc.mm(), *policy_id);
     proc.mm().futex_precheck = opt.precheck;
+    proc.mm().futex_kernel = opt.kernel;
     engine& eng = proc.eng();
     op_counter ops(proc, opt.interval_ms, opt.seconds);
 

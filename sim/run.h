@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "model/kernel_version.h"
 #include "sim/machine.h"
 #include "sim/schedule.h"
 
@@ -16,6 +17,7 @@ struct run_options {
     std::string workload = "wake-nowaiters";
     std::string policy = "stock";
     bool precheck = false;                 // futex_wait_setup() reads the word before locking
+    model::kernel_version kernel = model::default_kernel_version;  // whose futex code runs
     unsigned threads = 96;
     double seconds = 1.0;                  // virtual seconds
     std::optional<unsigned> presize;       // prctl(SET_SLOTS, n) before any thread
@@ -43,6 +45,7 @@ struct run_result {
     bool interrupted = false;  // a real run cut short by SIGINT
     std::string machine, policy, workload;
     bool precheck = false;
+    std::string kernel;
     unsigned threads = 0;
     double seconds = 0;
     std::uint64_t seed = 0;

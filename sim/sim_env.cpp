@@ -8,6 +8,7 @@ namespace futexsim::sim {
 // wait list and are handed the lock on unlock.
 void sim_env::mutex_lock(mutex_t& m)
 {
+    might_sleep("mutex_lock()");
     task& self = eng_.current();
     const long me = static_cast<long>(self.id) + 1;
     long expected = 0;
@@ -103,8 +104,11 @@ void sim_env::wake_up_var(const void* var)
         return;
     std::vector<std::uint32_t> waiters = std::move(it->second);
     var_waiters_.erase(it);
-    for (std::uint32_t id : waiters)
-        eng_.wake(eng_.task_by_id(id), eng_.now());
+    for (std::uint32_t id : waiters) {
+        task& t = eng_.task_by_id(id);
+        t.var_woken = true;
+        eng_.wake(t, eng_.now());
+    }
 }
 
 }  // namespace futexsim::sim

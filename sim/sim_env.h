@@ -190,6 +190,7 @@ public:
     // it has run.
     void synchronize_rcu()
     {
+        might_sleep("synchronize_rcu()");
         task& self = eng_.current();
         bool done = false;
         rcu_.call_rcu(eng_.cpu(), [this, &self, &done] {
@@ -229,20 +230,18 @@ public:
     void spin_lock(spinlock_t& l);
     void spin_unlock(spinlock_t& l);
 
+    // wait_var_event(): the condition runs in TASK_UNINTERRUPTIBLE.
     template <class Cond>
     void wait_var_event(const void* var, Cond cond)
     {
-        for (;;) {
-            // prepare_to_wait() before the check, so a wake in between is kept.
-            var_waiters_[var].push_back(eng_.current().id);
-            if (cond()) {
-                auto& q = var_waiters_[var];
-                std::erase(q, eng_.current().id);
-                eng_.current().wake_pending = false;
-                return;
-            }
-            eng_.block();
-        }
+        wait_var(var, cond, false);
+    }
+    // The open-coded wait_woken() loop on a var's wait queue: the condition
+    // runs in TASK_RUNNING (model/env.h).
+    template <class Cond>
+    void wait_var_woken(const void* var, Cond cond)
+    {
+        wait_var(var, cond, true);
     }
     void wake_up_var(const void* var);
     // Wake the task a futex_q belongs to (wake_up_q()).
@@ -286,6 +285,48 @@ public:
     cache_model& cache() { return cache_; }
 
 private:
+    // Both waits. prepare_to_wait() / add_wait_queue() before the check, so
+    // a wake in between is kept. A condition that sleeps (a mutex) needs
+    // more: the nested sleep consumes the task's wake-up, so wake_up_var()
+    // also marks the waiter (`var_woken`, the WQ_FLAG_WOKEN of
+    // woken_wake_bit_function()), and after a nested sleep wait_var_event()
+    // goes round again without sleeping, as the kernel's does (the nested
+    // sleep left the task TASK_RUNNING, so its schedule() returns at once).
+    template <class Cond>
+    void wait_var(const void* var, Cond cond, bool woken_form)
+    {
+        task& self = eng_.current();
+        for (;;) {
+            var_waiters_[var].push_back(self.id);
+            self.var_woken = false;
+            const std::uint64_t blocks_before = self.blocks;
+            self.not_running += woken_form ? 0 : 1;
+            const bool ok = cond();
+            self.not_running -= woken_form ? 0 : 1;
+            if (ok) {
+                std::erase(var_waiters_[var], self.id);
+                self.wake_pending = false;
+                return;
+            }
+            if (self.blocks != blocks_before && (!woken_form || self.var_woken)) {
+                std::erase(var_waiters_[var], self.id);
+                continue;
+            }
+            eng_.block();
+        }
+    }
+    // might_sleep(): a blocking call while the task is not TASK_RUNNING,
+    // reported once a run, as the kernel's WARN_ONCE does.
+    void might_sleep(const char* what)
+    {
+        if (!eng_.in_task() || eng_.current().not_running == 0 || might_sleep_warned_)
+            return;
+        might_sleep_warned_ = true;
+        warn((std::string("do not call blocking ops when !TASK_RUNNING: ") + what +
+              " in a wait_var_event() condition").c_str());
+    }
+    bool might_sleep_warned_ = false;
+
     template <class T, class Op>
     auto access(word<T>& w, bool is_write, Op op) -> decltype(op(w))
     {

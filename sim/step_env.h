@@ -207,6 +207,8 @@ public:
 
     void mutex_lock(mutex_t& m)
     {
+        if (not_running_ > 0)  // might_sleep()
+            warn("do not call blocking ops when !TASK_RUNNING: mutex_lock() in a wait_var_event() condition");
         if (m.locked)
             throw step_deadlock("step_env: mutex already held");
         m.locked = true;
@@ -221,8 +223,21 @@ public:
     }
     void spin_unlock(spinlock_t& l) { l.locked = false; }
 
+    // wait_var_event(): the condition runs in TASK_UNINTERRUPTIBLE.
     template <class Cond>
     void wait_var_event(const void* var, Cond cond)
+    {
+        wait_var_woken(var, [this, &cond] {
+            ++not_running_;
+            const bool ok = cond();
+            --not_running_;
+            return ok;
+        });
+    }
+    // The open-coded wait_woken() loop: the condition runs in TASK_RUNNING.
+    // One caller, no other task: nothing can sleep in the condition here.
+    template <class Cond>
+    void wait_var_woken(const void* var, Cond cond)
     {
         blocked_on_.push_back(var);
         for (int steps = 0; !cond(); steps++) {
@@ -368,6 +383,7 @@ private:
     std::vector<deferred_free> frees_;
     std::vector<model::trace_point> trace_;
     std::vector<std::string> warnings_;
+    int not_running_ = 0;  // evaluating a wait_var_event() condition
     std::function<bool()> on_block_;
     void* task_ = nullptr;
     std::function<void(model::futex_q<step_env>*)> on_futex_sleep_;

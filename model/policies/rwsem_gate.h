@@ -259,7 +259,7 @@ void futex_gate_pivot(mm_struct<Env>* mm)
     Env& env = *mm->env;
     percpu_down_write(mm);
     // No reader inside, so no hash reference but the transition's own.
-    env.wait_var_event(mm, [mm] { return futex_pivot_pending(mm); });
+    futex_pivot_pending_wait(mm);
     futex_pivot_hash(mm);
     percpu_up_write(mm);
     env.atomic_set(mm->futex_gate.pivot_writer, 0);

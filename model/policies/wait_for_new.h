@@ -37,7 +37,7 @@ struct wait_for_new_policy : stock_policy {
         if (!mm->futex_phash_new) [[likely]]
             return;
         // TASK_UNINTERRUPTIBLE; the drain's wake_up_var(mm) wakes us.
-        mm->env->wait_var_event(mm, [mm] { return futex_pivot_pending(mm); });
+        futex_pivot_pending_wait(mm);
     }
 };
 

@@ -166,6 +166,17 @@ void explore_env::fail(std::string what)
         violation_ = std::move(what);
 }
 
+void explore_env::warn(const char* what)
+{
+    if (cfg_.fatal_warnings) {
+        fail(std::string("the model warned: ") + what);
+        return;
+    }
+    note(std::string("WARNING: ") + what);
+    if (std::find(warnings_.begin(), warnings_.end(), what) == warnings_.end())
+        warnings_.emplace_back(what);
+}
+
 void explore_env::note(std::string text)
 {
     if (in_task())
@@ -246,6 +257,7 @@ bool explore_env::block(const char* in, const void* on)
     if (!in_task() || tearing_down_)
         return false;
     xtask& self = current();
+    ++self.blocks;
     if (self.wake_pending) {
         self.wake_pending = false;
         return true;
@@ -349,6 +361,7 @@ void explore_env::call_rcu_hurry(model::rcu_head* head, void (*func)(model::rcu_
 
 void explore_env::synchronize_rcu(loc l)
 {
+    might_sleep("do not call blocking ops when !TASK_RUNNING: synchronize_rcu() in a wait_var_event() condition");
     point(op_kind::sync_rcu, nullptr, l);
     xtask& self = current();
     self.rcu_cookie = get_state_synchronize_rcu();
@@ -358,8 +371,15 @@ void explore_env::synchronize_rcu(loc l)
     done(0, 0);
 }
 
+void explore_env::might_sleep(const char* what)
+{
+    if (in_task() && current().not_running > 0)
+        warn(what);
+}
+
 void explore_env::mutex_lock(mutex_t& m, loc l)
 {
+    might_sleep("do not call blocking ops when !TASK_RUNNING: mutex_lock() in a wait_var_event() condition");
     point(op_kind::mutex_lock, &m, l);
     const int me = current_;
     if (m.owner < 0 || tearing_down_) {
@@ -424,8 +444,10 @@ void explore_env::wake_up_var(const void* var)
         return;
     std::vector<int> waiters = std::move(it->second);
     var_waiters_.erase(it);
-    for (int id : waiters)
+    for (int id : waiters) {
+        tasks_[static_cast<std::size_t>(id)]->var_woken = true;
         wake(*tasks_[static_cast<std::size_t>(id)]);
+    }
 }
 
 void explore_env::wake_up_task(void* t)

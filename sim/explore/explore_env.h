@@ -97,6 +97,9 @@ public:
         int preempt_count = 0;
         bool wake_pending = false;
         bool timed_out = false;
+        std::uint64_t blocks = 0;       // block() calls so far: did a wait condition sleep?
+        bool var_woken = false;         // a wake_up_var() since the last wait_var*() check began
+        int not_running = 0;            // evaluating a wait_var_event() condition (!TASK_RUNNING)
         std::int64_t wake_at = -1;      // a timeout or a nanosleep
         std::uint64_t rcu_cookie = 0;   // synchronize_rcu(): sleeps until completed >= cookie
         const void* futex_q = nullptr;  // while asleep in futex_sleep()
@@ -117,6 +120,9 @@ public:
         std::uint64_t max_steps = 4000;
         std::uint64_t gp_steps = 12;  // the shortest grace period, per live thread
         strategy_options strategy;
+        // A model warning (WARN_ON_ONCE, might_sleep()) is a violation;
+        // when false it is only recorded (warnings()).
+        bool fatal_warnings = true;
     };
 
     explicit explore_env(const config& c);
@@ -269,22 +275,18 @@ public:
     void spin_lock(spinlock_t& s, loc l = loc::current());
     void spin_unlock(spinlock_t& s, loc l = loc::current());
 
+    // wait_var_event(): the condition runs in TASK_UNINTERRUPTIBLE.
     template <class Cond>
     void wait_var_event(const void* var, Cond cond, loc l = loc::current())
     {
-        for (;;) {
-            // prepare_to_wait() before the check: a wake in between is kept.
-            var_waiters_[var].push_back(current_);
-            if (cond()) {
-                std::erase(var_waiters_[var], current_);
-                if (in_task())
-                    current().wake_pending = false;
-                return;
-            }
-            point(op_kind::wait_var, var, l);
-            block("wait_var_event", var);
-            done(0, 0);
-        }
+        wait_var(var, cond, false, l);
+    }
+    // The open-coded wait_woken() loop on a var's wait queue: the condition
+    // runs in TASK_RUNNING (model/env.h).
+    template <class Cond>
+    void wait_var_woken(const void* var, Cond cond, loc l = loc::current())
+    {
+        wait_var(var, cond, true, l);
     }
     void wake_up_var(const void* var);
     void wake_up_task(void* t);
@@ -323,7 +325,9 @@ public:
         rcu_frees_.push_back({[this, p] { quarantine(p); }, get_state_synchronize_rcu()});
     }
 
-    void warn(const char* what) { fail(std::string("the model warned: ") + what); }
+    void warn(const char* what);
+    // The distinct warnings a run with non-fatal warnings recorded.
+    const std::vector<std::string>& warnings() const { return warnings_; }
     void trace(const model::trace_point& tp)
     {
         if (on_trace)
@@ -336,6 +340,45 @@ public:
     void yield_point(op_event ev);
 
 private:
+    // Both waits. prepare_to_wait() / add_wait_queue() before the check, so
+    // a wake in between is kept. A condition that sleeps (a mutex) needs
+    // more: the nested sleep consumes the task's wake-up, so wake_up_var()
+    // also marks the waiter (`var_woken`, the WQ_FLAG_WOKEN of
+    // woken_wake_bit_function()), and after a nested sleep wait_var_event()
+    // goes round again without sleeping, as the kernel's does (the nested
+    // sleep left the task TASK_RUNNING, so its schedule() returns at once).
+    template <class Cond>
+    void wait_var(const void* var, Cond cond, bool woken_form, loc l)
+    {
+        for (;;) {
+            var_waiters_[var].push_back(current_);
+            std::uint64_t blocks_before = 0;
+            if (in_task()) {
+                current().var_woken = false;
+                blocks_before = current().blocks;
+                current().not_running += woken_form ? 0 : 1;
+            }
+            const bool ok = cond();
+            if (in_task())
+                current().not_running -= woken_form ? 0 : 1;
+            if (ok) {
+                std::erase(var_waiters_[var], current_);
+                if (in_task())
+                    current().wake_pending = false;
+                return;
+            }
+            if (in_task() && current().blocks != blocks_before && (!woken_form || current().var_woken)) {
+                std::erase(var_waiters_[var], current_);
+                continue;
+            }
+            point(op_kind::wait_var, var, l);
+            block(woken_form ? "wait_woken" : "wait_var_event", var);
+            done(0, 0);
+        }
+    }
+    // might_sleep(): a blocking call while the task is not TASK_RUNNING.
+    void might_sleep(const char* what);
+
     template <class T>
     static long as_long(const T& v)
     {
@@ -379,6 +422,7 @@ private:
     };
 
     config cfg_;
+    std::vector<std::string> warnings_;
     schedule_strategy strategy_;
     std::vector<std::unique_ptr<xtask>> tasks_;
     int current_ = -1;

@@ -32,6 +32,7 @@ public:
         mm_.global = &global_;
         model::futex_mm_init(&mm_);
         model::futex_set_pivot_policy(&mm_, *model::pivot_policy_id(cfg.policy));
+        mm_.futex_kernel = cfg.kernel;
         for (unsigned w = 0; w < num_words; w++)
             env_.user_memory[word_addr(w)].v = 0;
         env_.nr_threads = 1;
@@ -55,8 +56,9 @@ public:
     run_outcome run()
     {
         if (trace_)
-            trace_(fmt::format("# policy={} cpus={} strategy={} seed={} case={}", cfg_.policy, cfg_.cpus,
-                               strategy_name(cfg_.strategy.kind), cfg_.strategy.seed, format_case(case_)));
+            trace_(fmt::format("# policy={} kernel={} cpus={} strategy={} seed={} case={}", cfg_.policy,
+                               model::kernel_version_name(cfg_.kernel), cfg_.cpus, strategy_name(cfg_.strategy.kind),
+                               cfg_.strategy.seed, format_case(case_)));
         start_thread(0);
         env_.run();
         if (!env_.violation() && env_.step() < cfg_.max_steps && cfg_.check_sleepers)
@@ -70,10 +72,14 @@ public:
         out.pivots_installed = pivots_installed_;
         out.longest_pivot_gps = longest_pivot_gps_;
         out.schedule = env_.strategy().recorded();
-        if (trace_)
+        out.warnings = env_.warnings();
+        if (trace_) {
+            for (const auto& w : out.warnings)
+                trace_("WARNING: " + w);
             trace_(out.violation ? "VIOLATION: " + *out.violation
                                  : fmt::format("ok: {} steps, {} grace periods, {} pivot(s) installed", out.steps,
                                                out.grace_periods, out.pivots_installed));
+        }
         return out;
     }
 
@@ -85,6 +91,7 @@ private:
         c.max_steps = cfg.max_steps;
         c.gp_steps = cfg.gp_steps;
         c.strategy = cfg.strategy;
+        c.fatal_warnings = cfg.fatal_warnings;
         return c;
     }
 
@@ -490,6 +497,8 @@ std::string replay_command(const run_config& cfg, const xcase& c, const std::str
     std::string cmd = fmt::format("{} replay --policy {} --cpus {} --case '{}' --strategy {} --seed {}", program,
                                   cfg.policy, cfg.cpus, format_case(c), strategy_name(cfg.strategy.kind),
                                   cfg.strategy.seed);
+    if (cfg.kernel != model::default_kernel_version)
+        cmd += fmt::format(" --kernel {}", model::kernel_version_name(cfg.kernel));
     if (cfg.strategy.kind == strategy_kind::pct)
         cmd += fmt::format(" --pct-depth {}", cfg.strategy.pct_depth);
     if (!cfg.strategy.schedule.empty())
@@ -499,6 +508,8 @@ std::string replay_command(const run_config& cfg, const xcase& c, const std::str
         cmd += fmt::format(" --liveness {} --bound-gps {}", liveness_name(cfg.check), cfg.pivot_bound_gps);
     if (!cfg.check_sleepers)
         cmd += " --no-sleeper-check";
+    if (!cfg.fatal_warnings)
+        cmd += " --nonfatal-warnings";
     if (!cfg.mutation.empty())
         cmd += " --mutation " + cfg.mutation;
     return cmd;

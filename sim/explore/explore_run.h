@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "model/kernel_version.h"
 #include "sim/explore/explore_case.h"
 #include "sim/schedule.h"
 
@@ -29,6 +30,7 @@ enum class liveness : std::uint8_t {
 
 struct run_config {
     std::string policy = "stock";
+    model::kernel_version kernel = model::default_kernel_version;  // whose futex code runs
     unsigned cpus = 2;
     strategy_options strategy;  // kind, seed, pct depth, schedule prefix
     std::uint64_t max_steps = 3000;
@@ -38,6 +40,9 @@ struct run_config {
     // When nothing can run any more, every thread left must be asleep in
     // futex_wait() (not in a lock, wait_var_event() or synchronize_rcu()).
     bool check_sleepers = true;
+    // A model warning (WARN_ON_ONCE, might_sleep()) is a violation; when
+    // false the run only reports it, to check the other properties past it.
+    bool fatal_warnings = true;
     std::string mutation;  // test-only builds (FUTEXSIM_MUTATIONS): a mutation point to switch on
 };
 
@@ -48,6 +53,7 @@ struct run_outcome {
     unsigned long pivots_installed = 0;
     unsigned long longest_pivot_gps = 0;
     std::vector<unsigned> schedule;  // the choices made, replayable with --strategy replay
+    std::vector<std::string> warnings;  // distinct model warnings, with fatal_warnings off
 };
 
 // Called with one line per step (and a header), when tracing.

@@ -494,11 +494,12 @@ std::optional<liveness> parse_liveness(std::string_view name)
 
 std::string replay_command(const run_config& cfg, const xcase& c, const std::string& program)
 {
-    std::string cmd = fmt::format("{} replay --policy {} --cpus {} --case '{}' --strategy {} --seed {}", program,
-                                  cfg.policy, cfg.cpus, format_case(c), strategy_name(cfg.strategy.kind),
+    const std::string kernel = cfg.kernel == model::default_kernel_version
+                                   ? std::string()
+                                   : fmt::format(" --kernel {}", model::kernel_version_name(cfg.kernel));
+    std::string cmd = fmt::format("{} replay --policy {}{} --cpus {} --case '{}' --strategy {} --seed {}", program,
+                                  cfg.policy, kernel, cfg.cpus, format_case(c), strategy_name(cfg.strategy.kind),
                                   cfg.strategy.seed);
-    if (cfg.kernel != model::default_kernel_version)
-        cmd += fmt::format(" --kernel {}", model::kernel_version_name(cfg.kernel));
     if (cfg.strategy.kind == strategy_kind::pct)
         cmd += fmt::format(" --pct-depth {}", cfg.strategy.pct_depth);
     if (!cfg.strategy.schedule.empty())

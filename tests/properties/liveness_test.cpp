@@ -40,7 +40,7 @@ rc::Gen<std::vector<xop>> gen_load_ops()
 
 // Quiet windows: every thread does a few operations, sleeps, then one more
 // futex operation; the pool is big enough for clone() to ask for a pivot.
-rc::Gen<explored> gen_quiet()
+rc::Gen<explored> gen_quiet(model::kernel_version kernel = model::default_kernel_version)
 {
     using namespace rc;
     auto thread_ops = gen::map(gen::pair(gen_ops(3), gen::inRange(40u, 120u)), [](auto p) {
@@ -51,11 +51,12 @@ rc::Gen<explored> gen_quiet()
     });
     return gen::map(gen::tuple(gen::inRange(6, 17), gen::container<std::vector<std::vector<xop>>>(16, thread_ops),
                                gen_strategy(all_strategies())),
-                    [](auto t) {
+                    [kernel](auto t) {
                         const auto& ops = std::get<1>(t);
                         explored e;
                         e.c = pool_case(ops[0], workers_of(ops, std::get<0>(t)), false);
                         e.cfg.policy = "stock";
+                        e.cfg.kernel = kernel;
                         e.cfg.cpus = 8;
                         e.cfg.strategy = std::get<2>(t);
                         e.cfg.max_steps = 4000;
@@ -66,10 +67,14 @@ rc::Gen<explored> gen_quiet()
                     });
 }
 
-void check_bounded(const std::string& policy, std::uint64_t seed)
+void check_bounded(const std::string& policy, std::uint64_t seed,
+                   model::kernel_version kernel = model::default_kernel_version)
 {
     const auto out = check_property(policy + ": every pivot completes within 8 grace periods under continuous load",
-                                    400, seed, [policy] { explore_or_fail(*gen_continuous(policy, gen_load_ops(), {sim::strategy_kind::random}, bound_gps)); });
+                                    400, seed, [policy, kernel] {
+                                        explore_or_fail(*gen_continuous(policy, gen_load_ops(),
+                                                                        {sim::strategy_kind::random}, bound_gps, kernel));
+                                    });
     INFO(out.report);
     CHECK(out.passed);
 }
@@ -109,4 +114,42 @@ TEST_CASE("stock EXPECTED FAILURE - every pivot completes within a bound under c
               << sim::explore::case_size(out.shrunk->c) << " operations, "
               << out.shrunk->c.threads.size() << " threads):\n"
               << out.report << std::endl;
+}
+
+// The same properties on the kernel with the futex_pivot_pending() fix
+// (docs/findings.md): the fix is about a lost wake-up, not the stall, so
+// the fixes still bound every pivot and stock still does not.
+TEST_CASE("stock (v7.2.1): a pending pivot completes after a quiet window of two grace periods",
+          "[property][liveness][fixed-kernel]")
+{
+    const auto out = check_property("stock (v7.2.1): pivot after a quiet window", 400, 21,
+                                    [] { explore_or_fail(*gen_quiet(model::kernel_version::v7_2_1)); });
+    INFO(out.report);
+    CHECK(out.passed);
+}
+
+TEST_CASE("wait-for-new (v7.2.1): every pivot completes within a bound under continuous load",
+          "[property][liveness][fixed-kernel]")
+{
+    check_bounded("wait-for-new", 22, model::kernel_version::v7_2_1);
+}
+
+TEST_CASE("rwsem-gate (v7.2.1): every pivot completes within a bound under continuous load",
+          "[property][liveness][fixed-kernel]")
+{
+    check_bounded("rwsem-gate", 23, model::kernel_version::v7_2_1);
+}
+
+TEST_CASE("stock (v7.2.1) EXPECTED FAILURE - every pivot completes within a bound under continuous load - must "
+          "find the stall",
+          "[property][liveness][expected-failure][fixed-kernel]")
+{
+    const auto out = check_property("stock (v7.2.1, expected to fail): every pivot completes within 8 grace periods "
+                                    "under continuous load",
+                                    100, 24, [] {
+                                        explore_or_fail(*gen_continuous("stock", gen_load_ops(),
+                                                                        {sim::strategy_kind::random}, bound_gps,
+                                                                        model::kernel_version::v7_2_1));
+                                    });
+    CHECK_FALSE(out.passed);
 }

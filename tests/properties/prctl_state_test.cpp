@@ -30,8 +30,9 @@ struct hash_model {
 
 struct sut {
     step_process p{cpus};
-    sut()
+    explicit sut(model::kernel_version kernel)
     {
+        p.mm.futex_kernel = kernel;
         // A blocked SET_SLOTS lets grace periods pass: a quiet process needs nothing else.
         p.env.on_block([this] {
             if (p.env.pending_callbacks() == 0)
@@ -105,11 +106,14 @@ struct clone_thread : command {
 
 TEST_CASE("prctl(PR_FUTEX_HASH) and clone() match a model of GET/SET_SLOTS (rc::state)", "[property]")
 {
-    const auto out = futexsim::props::check_property("prctl state machine", 300, 31, [] {
-        hash_model initial;
-        sut s;
-        rc::state::check(initial, s, rc::state::gen::execOneOfWithArgs<set_slots, get_slots, clone_thread>());
-    });
-    INFO(out.report);
-    CHECK(out.passed);
+    for (auto kernel : {model::kernel_version::v6_17, model::kernel_version::v7_2, model::kernel_version::v7_2_1}) {
+        const auto name = std::string("prctl state machine, ") + std::string(model::kernel_version_name(kernel));
+        const auto out = futexsim::props::check_property(name, 300, 31, [kernel] {
+            hash_model initial;
+            sut s(kernel);
+            rc::state::check(initial, s, rc::state::gen::execOneOfWithArgs<set_slots, get_slots, clone_thread>());
+        });
+        INFO(name << ": " << out.report);
+        CHECK(out.passed);
+    }
 }

@@ -187,15 +187,17 @@ inline const std::vector<sim::strategy_kind>& all_strategies()
 // for 64 slots with prctl; every worker loops its `load` until the run ends.
 // The liveness bound is `bound_gps` grace periods per pivot.
 inline rc::Gen<explored> gen_continuous(std::string policy, rc::Gen<std::vector<xop>> load,
-                                        std::vector<sim::strategy_kind> kinds, unsigned long bound_gps)
+                                        std::vector<sim::strategy_kind> kinds, unsigned long bound_gps,
+                                        model::kernel_version kernel = model::default_kernel_version)
 {
     using namespace rc;
     return gen::map(gen::tuple(gen::inRange(2, 17), gen::container<std::vector<std::vector<xop>>>(16, load),
                                gen_strategy(std::move(kinds))),
-                    [policy, bound_gps](auto t) {
+                    [policy, bound_gps, kernel](auto t) {
                         explored e;
                         e.c = pool_case({xop{'P', 0, 0, 64}}, workers_of(std::get<1>(t), std::get<0>(t)), true);
                         e.cfg.policy = policy;
+                        e.cfg.kernel = kernel;
                         e.cfg.cpus = 8;
                         e.cfg.strategy = std::get<2>(t);
                         e.cfg.max_steps = 2500;

@@ -141,3 +141,23 @@ TEST_CASE("the global hash: SET 0 then GET 0, and further SETs fail with EBUSY",
     p.clone_thread();
     CHECK(p.get_slots() == 0);
 }
+
+// The same sequence on each kernel version: the same answers; only v7.2,
+// whose futex_pivot_pending() takes futex_hash_lock inside
+// wait_var_event()'s condition, warns (might_sleep(), docs/findings.md).
+TEST_CASE("SET_SLOTS that has to wait: same slots on every kernel, might_sleep() only on v7.2", "[prctl]")
+{
+    using model::kernel_version;
+    for (auto kernel : {kernel_version::v6_17, kernel_version::v7_2, kernel_version::v7_2_1}) {
+        INFO("kernel " << model::kernel_version_name(kernel));
+        step_process p(8);
+        p.mm.futex_kernel = kernel;
+        let_grace_periods_pass(p);
+        p.clone_thread();  // a 16-slot hash, alive (FR_PERCPU): SET_SLOTS parks and waits
+        set_verify(p, 64);
+        const bool warned = !p.env.warnings().empty();
+        CHECK(warned == (kernel == kernel_version::v7_2));
+        if (warned)
+            CHECK(p.env.warnings().front().find("!TASK_RUNNING") != std::string::npos);
+    }
+}

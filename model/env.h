@@ -94,9 +94,10 @@ concept futex_env = requires(E& env, const E& cenv, typename E::template word<lo
     // uninterruptibly until cond() holds, re-checking after each
     // wake_up_var(var). Policies also wait on addresses inside the mm (the
     // gate, its `block` word, its rcu_sync), each woken by its own
-    // wake_up_var(). cond() runs with the task already TASK_UNINTERRUPTIBLE,
-    // so a blocking call in it (a mutex) is the kernel's might_sleep()
-    // warning: env.warn() it. A wake that comes after the wait began is
+    // wake_up_var(). As in the kernel, the first check runs in TASK_RUNNING
+    // and the later ones with the task already TASK_UNINTERRUPTIBLE, so a
+    // blocking call (a mutex) in any but a first check that succeeds is the
+    // kernel's might_sleep() warning: env.warn() it. A wake that comes after the wait began is
     // never lost, also not one that comes while cond() sleeps.
     // wait_var_woken(var, cond) (a template too): the same wait written as
     // v7.2.1's futex_hash_allocate() open-codes it (add_wait_queue() with

@@ -171,8 +171,8 @@ public:
     // --- locks and var waits --------------------------------------------
     void mutex_lock(mutex_t& m)
     {
-        if (not_running_ > 0)  // might_sleep()
-            warn_once("do not call blocking ops when !TASK_RUNNING: mutex_lock() in a wait_var_event() condition");
+        if (in_wait_cond_ > 0)  // might_sleep()
+            blocking_call_ = true;
         m.lock();
     }
     void mutex_unlock(mutex_t& m) { m.unlock(); }
@@ -252,15 +252,23 @@ private:
     template <class Cond>
     void wait_var(const void* /*var*/, Cond cond, bool woken_form)
     {
-        for (;;) {
+        for (bool first = true;; first = false) {
             std::uint64_t gen = 0;
             {
                 std::lock_guard lock(var_mu_);
                 gen = var_gen_;
             }
-            not_running_ += woken_form ? 0 : 1;
+            // might_sleep(): as sim_env's (sim/sim_env.h): one evaluation
+            // stands for the kernel's TASK_RUNNING check and the one after
+            // prepare_to_wait().
+            const bool outer = blocking_call_;
+            blocking_call_ = false;
+            in_wait_cond_ += woken_form ? 0 : 1;
             const bool ok = cond();
-            not_running_ -= woken_form ? 0 : 1;
+            in_wait_cond_ -= woken_form ? 0 : 1;
+            if (blocking_call_ && !(first && ok))
+                warn_once("do not call blocking ops when !TASK_RUNNING: mutex_lock() in a wait_var_event() condition");
+            blocking_call_ = outer;
             if (ok)
                 return;
             std::unique_lock lock(var_mu_);
@@ -271,7 +279,8 @@ private:
     std::mutex var_mu_;
     std::condition_variable var_cv_;
     std::uint64_t var_gen_ = 0;  // under var_mu_: wake_up_var() calls so far
-    static inline thread_local int not_running_ = 0;  // in a wait_var_event() condition
+    static inline thread_local int in_wait_cond_ = 0;  // in a wait_var_event() condition
+    static inline thread_local bool blocking_call_ = false;  // a mutex_lock() in that evaluation
     mutable std::mutex stats_mu_;
     threads_pivot_stats stats_;  // all but the per-thread counts
     std::vector<std::string> warnings_;

@@ -50,7 +50,8 @@ struct task {
     bool wake_pending = false;  // woken while still running: the next block() returns at once
     std::uint64_t blocks = 0;   // block() calls so far (sim_env: did a wait condition sleep?)
     bool var_woken = false;     // sim_env: a wake_up_var() since its wait check began
-    int not_running = 0;        // sim_env: evaluating a wait_var_event() condition (!TASK_RUNNING)
+    int in_wait_cond = 0;       // sim_env: evaluating a wait_var_event() condition (!TASK_RUNNING)
+    const char* blocking_call = nullptr;  // sim_env: the first blocking call of that evaluation
     std::function<void()> body;
     boost::context::fiber fib;
     // A line access waiting for service: run at service time, on the engine stack.

@@ -292,17 +292,28 @@ private:
     // woken_wake_bit_function()), and after a nested sleep wait_var_event()
     // goes round again without sleeping, as the kernel's does (the nested
     // sleep left the task TASK_RUNNING, so its schedule() returns at once).
+    //
+    // might_sleep(): wait_var_event() checks its condition once in
+    // TASK_RUNNING and, when that fails, again after prepare_to_wait(); here
+    // one evaluation stands for both, so a blocking call in it is reported
+    // unless it is the first evaluation and it succeeded.
     template <class Cond>
     void wait_var(const void* var, Cond cond, bool woken_form)
     {
         task& self = eng_.current();
-        for (;;) {
+        for (bool first = true;; first = false) {
             var_waiters_[var].push_back(self.id);
             self.var_woken = false;
             const std::uint64_t blocks_before = self.blocks;
-            self.not_running += woken_form ? 0 : 1;
+            const char* outer_call = self.blocking_call;
+            self.blocking_call = nullptr;
+            self.in_wait_cond += woken_form ? 0 : 1;
             const bool ok = cond();
-            self.not_running -= woken_form ? 0 : 1;
+            self.in_wait_cond -= woken_form ? 0 : 1;
+            const char* call = self.blocking_call;
+            self.blocking_call = outer_call;
+            if (call && !(first && ok))
+                warn_might_sleep(call);
             if (ok) {
                 std::erase(var_waiters_[var], self.id);
                 self.wake_pending = false;
@@ -315,14 +326,19 @@ private:
             eng_.block();
         }
     }
-    // might_sleep(): a blocking call while the task is not TASK_RUNNING,
-    // reported once a run, as the kernel's WARN_ONCE does.
-    void might_sleep(const char* what)
+    // might_sleep(): note a blocking call made in a wait_var_event() condition.
+    void might_sleep(const char* call)
     {
-        if (!eng_.in_task() || eng_.current().not_running == 0 || might_sleep_warned_)
+        if (eng_.in_task() && eng_.current().in_wait_cond > 0 && !eng_.current().blocking_call)
+            eng_.current().blocking_call = call;
+    }
+    // Reported once a run, as the kernel's WARN_ONCE does.
+    void warn_might_sleep(const char* call)
+    {
+        if (might_sleep_warned_)
             return;
         might_sleep_warned_ = true;
-        warn((std::string("do not call blocking ops when !TASK_RUNNING: ") + what +
+        warn((std::string("do not call blocking ops when !TASK_RUNNING: ") + call +
               " in a wait_var_event() condition").c_str());
     }
     bool might_sleep_warned_ = false;

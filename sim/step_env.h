@@ -207,8 +207,8 @@ public:
 
     void mutex_lock(mutex_t& m)
     {
-        if (not_running_ > 0)  // might_sleep()
-            warn("do not call blocking ops when !TASK_RUNNING: mutex_lock() in a wait_var_event() condition");
+        if (in_wait_cond_ > 0)  // might_sleep()
+            blocking_call_ = true;
         if (m.locked)
             throw step_deadlock("step_env: mutex already held");
         m.locked = true;
@@ -227,10 +227,19 @@ public:
     template <class Cond>
     void wait_var_event(const void* var, Cond cond)
     {
-        wait_var_woken(var, [this, &cond] {
-            ++not_running_;
+        // might_sleep(): the first check runs in TASK_RUNNING; a blocking
+        // call in a later one (after prepare_to_wait()) is the warning. One
+        // evaluation stands for the kernel's first two, hence "unless the
+        // first one succeeded".
+        bool first = true;
+        wait_var_woken(var, [this, &cond, &first] {
+            ++in_wait_cond_;
+            blocking_call_ = false;
             const bool ok = cond();
-            --not_running_;
+            --in_wait_cond_;
+            if (blocking_call_ && !(first && ok))
+                warn("do not call blocking ops when !TASK_RUNNING: mutex_lock() in a wait_var_event() condition");
+            first = false;
             return ok;
         });
     }
@@ -383,7 +392,8 @@ private:
     std::vector<deferred_free> frees_;
     std::vector<model::trace_point> trace_;
     std::vector<std::string> warnings_;
-    int not_running_ = 0;  // evaluating a wait_var_event() condition
+    int in_wait_cond_ = 0;        // evaluating a wait_var_event() condition
+    bool blocking_call_ = false;  // a mutex_lock() in that evaluation
     std::function<bool()> on_block_;
     void* task_ = nullptr;
     std::function<void(model::futex_q<step_env>*)> on_futex_sleep_;

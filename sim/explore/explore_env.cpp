@@ -361,7 +361,7 @@ void explore_env::call_rcu_hurry(model::rcu_head* head, void (*func)(model::rcu_
 
 void explore_env::synchronize_rcu(loc l)
 {
-    might_sleep("do not call blocking ops when !TASK_RUNNING: synchronize_rcu() in a wait_var_event() condition");
+    might_sleep("synchronize_rcu()");
     point(op_kind::sync_rcu, nullptr, l);
     xtask& self = current();
     self.rcu_cookie = get_state_synchronize_rcu();
@@ -371,15 +371,22 @@ void explore_env::synchronize_rcu(loc l)
     done(0, 0);
 }
 
-void explore_env::might_sleep(const char* what)
+void explore_env::might_sleep(const char* call)
 {
-    if (in_task() && current().not_running > 0)
-        warn(what);
+    if (in_task() && current().in_wait_cond > 0 && !current().blocking_call)
+        current().blocking_call = call;
+}
+
+void explore_env::warn_might_sleep(const char* call)
+{
+    const std::string what =
+        std::string("do not call blocking ops when !TASK_RUNNING: ") + call + " in a wait_var_event() condition";
+    warn(what.c_str());
 }
 
 void explore_env::mutex_lock(mutex_t& m, loc l)
 {
-    might_sleep("do not call blocking ops when !TASK_RUNNING: mutex_lock() in a wait_var_event() condition");
+    might_sleep("mutex_lock()");
     point(op_kind::mutex_lock, &m, l);
     const int me = current_;
     if (m.owner < 0 || tearing_down_) {

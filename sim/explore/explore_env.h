@@ -99,7 +99,8 @@ public:
         bool timed_out = false;
         std::uint64_t blocks = 0;       // block() calls so far: did a wait condition sleep?
         bool var_woken = false;         // a wake_up_var() since the last wait_var*() check began
-        int not_running = 0;            // evaluating a wait_var_event() condition (!TASK_RUNNING)
+        int in_wait_cond = 0;           // evaluating a wait_var_event() condition (!TASK_RUNNING)
+        const char* blocking_call = nullptr;  // the first blocking call of that evaluation
         std::int64_t wake_at = -1;      // a timeout or a nanosleep
         std::uint64_t rcu_cookie = 0;   // synchronize_rcu(): sleeps until completed >= cookie
         const void* futex_q = nullptr;  // while asleep in futex_sleep()
@@ -347,20 +348,33 @@ private:
     // woken_wake_bit_function()), and after a nested sleep wait_var_event()
     // goes round again without sleeping, as the kernel's does (the nested
     // sleep left the task TASK_RUNNING, so its schedule() returns at once).
+    //
+    // might_sleep(): wait_var_event() checks its condition once in
+    // TASK_RUNNING and, when that fails, again after prepare_to_wait(); here
+    // one evaluation stands for both, so a blocking call in it is reported
+    // unless it is the first evaluation and it succeeded.
     template <class Cond>
     void wait_var(const void* var, Cond cond, bool woken_form, loc l)
     {
-        for (;;) {
+        for (bool first = true;; first = false) {
             var_waiters_[var].push_back(current_);
             std::uint64_t blocks_before = 0;
+            const char* outer_call = nullptr;
             if (in_task()) {
                 current().var_woken = false;
                 blocks_before = current().blocks;
-                current().not_running += woken_form ? 0 : 1;
+                outer_call = current().blocking_call;
+                current().blocking_call = nullptr;
+                current().in_wait_cond += woken_form ? 0 : 1;
             }
             const bool ok = cond();
-            if (in_task())
-                current().not_running -= woken_form ? 0 : 1;
+            if (in_task()) {
+                current().in_wait_cond -= woken_form ? 0 : 1;
+                const char* call = current().blocking_call;
+                current().blocking_call = outer_call;
+                if (call && !(first && ok))
+                    warn_might_sleep(call);
+            }
             if (ok) {
                 std::erase(var_waiters_[var], current_);
                 if (in_task())
@@ -376,8 +390,9 @@ private:
             done(0, 0);
         }
     }
-    // might_sleep(): a blocking call while the task is not TASK_RUNNING.
-    void might_sleep(const char* what);
+    // might_sleep(): note a blocking call made in a wait_var_event() condition.
+    void might_sleep(const char* call);
+    void warn_might_sleep(const char* call);
 
     template <class T>
     static long as_long(const T& v)

@@ -144,7 +144,9 @@ TEST_CASE("the global hash: SET 0 then GET 0, and further SETs fail with EBUSY",
 
 // The same sequence on each kernel version: the same answers; only v7.2,
 // whose futex_pivot_pending() takes futex_hash_lock inside
-// wait_var_event()'s condition, warns (might_sleep(), docs/findings.md).
+// wait_var_event()'s condition, warns (might_sleep(), docs/findings.md), and
+// only when the call has to wait: wait_var_event()'s first check runs in
+// TASK_RUNNING.
 TEST_CASE("SET_SLOTS that has to wait: same slots on every kernel, might_sleep() only on v7.2", "[prctl]")
 {
     using model::kernel_version;
@@ -153,7 +155,9 @@ TEST_CASE("SET_SLOTS that has to wait: same slots on every kernel, might_sleep()
         step_process p(8);
         p.mm.futex_kernel = kernel;
         let_grace_periods_pass(p);
-        p.clone_thread();  // a 16-slot hash, alive (FR_PERCPU): SET_SLOTS parks and waits
+        set_verify(p, 8);  // no hash yet: installed at once, no wait
+        CHECK(p.env.warnings().empty());
+        p.clone_thread();  // the hash is alive (FR_PERCPU): SET_SLOTS parks and waits
         set_verify(p, 64);
         const bool warned = !p.env.warnings().empty();
         CHECK(warned == (kernel == kernel_version::v7_2));

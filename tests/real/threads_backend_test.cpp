@@ -65,7 +65,14 @@ TEST_CASE("threads backend: sleeping waiters are woken and every thread is joine
 
 TEST_CASE("threads backend: prctl(SET_SLOTS) under FUTEX_WAKE load pivots through FR_ATOMIC and completes")
 {
+    // On every kernel version: since 8e7ff730dd96 the wait's condition takes
+    // futex_hash_lock (docs/findings.md); v7.2 warns that it does so in
+    // wait_var_event(), v7.2.1 waits with wait_woken() and does not.
+    const auto kernel = GENERATE(model::kernel_version::v6_17, model::kernel_version::v7_2,
+                                 model::kernel_version::v7_2_1);
+    INFO("kernel " << model::kernel_version_name(kernel));
     real::threads_process proc(16);
+    proc.mm().futex_kernel = kernel;
     std::atomic<bool> stop{false};
     const std::uint64_t word = proc.alloc_futex_word(0);
     for (int i = 0; i < 3; i++)
@@ -93,7 +100,7 @@ TEST_CASE("threads backend: prctl(SET_SLOTS) under FUTEX_WAKE load pivots throug
     CHECK(p.pivots_completed >= 5);  // the pool's own, then one per resize
     CHECK(p.ref_get_atomic > 0);     // some wakes found FR_ATOMIC during a pivot
     CHECK_FALSE(p.pending);
-    CHECK(proc.env().warnings().empty());
+    CHECK(proc.env().warnings().empty() == (kernel != model::kernel_version::v7_2));
 }
 
 TEST_CASE("threads backend: the thread cap is enforced and nothing is left running")

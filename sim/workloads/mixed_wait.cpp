@@ -1,4 +1,4 @@
-// Waits whose outcomes mix as on real hosts (calibration.md: woken 88.6%,
+// Waits whose outcomes mix as on real hosts (experiments/reference/wait_outcomes.csv: woken 88.6%,
 // -ETIMEDOUT 9.5%, -EWOULDBLOCK 1.9% by default, --mix W/T/M). Half the
 // threads wait, each on its own word; each of the other half keeps waking
 // one waiter's word (bump, then FUTEX_WAKE). Per wait, a waiter draws from

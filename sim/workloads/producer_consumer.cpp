@@ -1,4 +1,4 @@
-// Reproducer 2 of calibration.md: half the threads park in plain FUTEX_WAIT
+// Reproducer 2 of experiments/reference/README.md: half the threads park in plain FUTEX_WAIT
 // like idle pool workers, the other half issue plain FUTEX_WAKE on the same
 // words, so waiters wake, loop and re-park. Only FUTEX_WAIT and FUTEX_WAKE:
 // nobody writes the words, so every wait finds the value it expects and

@@ -1,4 +1,4 @@
-// Reproducer 1 of calibration.md: N threads created back to back, each
+// Reproducer 1 of experiments/reference/README.md: N threads created back to back, each
 // loops FUTEX_WAKE_PRIVATE at once (no start barrier) on one of 32 words,
 // one per cache line, that nobody waits on. Each iteration takes and drops
 // one hash reference and nothing else.

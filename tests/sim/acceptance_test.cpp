@@ -1,5 +1,5 @@
 // Reproducer 1 on the Xeon preset against what the real machine did
-// (calibration.md). Fixed seeds: deterministic, so these cannot flake.
+// (experiments/reference/). Fixed seeds: deterministic, so these cannot flake.
 #include <catch2/catch.hpp>
 
 #include <algorithm>

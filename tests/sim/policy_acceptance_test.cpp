@@ -1,5 +1,5 @@
 // The proposed fixes against stock where the real machine stalled for good
-// (calibration.md, "The proposed fixes"): 96 threads on socket 0 of the Xeon
+// (experiments/reference/fixes.csv): 96 threads on socket 0 of the Xeon
 // preset, on both reproducers. Fixed seeds: deterministic, so these cannot
 // flake. Short runs suffice: stock's pivot is pending from the first
 // thread's creation, and a fix that works completes it within a few grace

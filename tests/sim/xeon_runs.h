@@ -1,4 +1,4 @@
-// Runs set up as calibration.md's real ones: the Xeon preset, every thread
+// Runs set up as the real ones of experiments/reference/: the Xeon preset, every thread
 // allowed on the 96 CPUs of socket 0.
 #pragma once
 

@@ -23,5 +23,7 @@ void register_demo(CLI::App& app);
 void register_run(CLI::App& app);
 void register_replay(CLI::App& app);
 void register_calibrate(CLI::App& app);
+void register_sweep(CLI::App& app);
+void register_report(CLI::App& app);
 
 }  // namespace futexsim::cli

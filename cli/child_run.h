@@ -1,0 +1,36 @@
+// Runs this program again as a child process (`futexsim run ...`) and
+// collects what it printed: how a sweep runs its runs, each isolated in its
+// own process, several at a time.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+#include <vector>
+
+namespace futexsim::cli {
+
+struct child_result {
+    int status = -1;  // exit status, or 128 + signal number
+    std::string out, err;
+};
+
+// The path of the running executable (/proc/self/exe).
+std::string self_executable();
+
+// Starts `program args...` with SIGINT unblocked and default, stdin closed,
+// stdout and stderr captured; `on_start` gets its pid (to signal it), then
+// it waits for the child to end.
+template <class OnStart>
+child_result run_child(const std::string& program, const std::vector<std::string>& args, OnStart on_start);
+
+child_result run_child_impl(const std::string& program, const std::vector<std::string>& args,
+                            void (*on_start)(void*, pid_t), void* ctx);
+
+template <class OnStart>
+child_result run_child(const std::string& program, const std::vector<std::string>& args, OnStart on_start)
+{
+    return run_child_impl(program, args, [](void* c, pid_t pid) { (*static_cast<OnStart*>(c))(pid); }, &on_start);
+}
+
+}  // namespace futexsim::cli

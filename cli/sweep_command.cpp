@@ -1,0 +1,332 @@
+// `futexsim sweep`: a grid of simulated runs, R seeds per cell, run as child
+// processes (`futexsim run --json`) J at a time, one JSON line per run in
+// --out. Resumable (runs already in --out are skipped), shardable
+// (--shard K/N runs a deterministic 1/N of the runs), and SIGINT leaves a
+// valid file. `futexsim report` turns the lines into tables.
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+#include <signal.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <mutex>
+#include <set>
+#include <thread>
+
+#include "cli/child_run.h"
+#include "cli/commands.h"
+#include "cli/sweep_grid.h"
+#include "model/core.h"
+#include "real/stop_signal.h"
+#include "sim/machine.h"
+#include "sim/workloads/workload.h"
+
+namespace futexsim::cli {
+
+namespace {
+
+struct sweep_args {
+    std::string machines = "xeon-6975p-snc3", machine_files, policies = "stock", workloads = "wake-nowaiters";
+    std::string kernels = "v6.17", threads = "96", ramp_ms = "0", arms = "auto", cpus, prechecks = "off";
+    sweep_grid grid;
+    std::string out;
+    unsigned jobs = 0;
+    std::string shard = "1/1";
+};
+
+constexpr int interrupted_status = 130;
+
+sweep_grid build_grid(const sweep_args& a)
+{
+    sweep_grid g = a.grid;
+    g.machines.clear();
+    if (!a.machines.empty())
+        g.machines = parse_name_list("--machine", a.machines);
+    if (!a.machine_files.empty())
+        for (const auto& f : parse_name_list("--machine-file", a.machine_files))
+            g.machines.push_back("file:" + std::filesystem::absolute(f).string());
+    g.policies = parse_name_list("--policy", a.policies);
+    g.workloads = parse_name_list("--workload", a.workloads);
+    g.kernels = parse_name_list("--kernel", a.kernels);
+    g.threads = parse_uint_grid("--threads", a.threads);
+    g.ramp_ms = parse_number_grid("--ramp-ms", a.ramp_ms);
+    g.arms = parse_arms(a.arms);
+    g.cpus = a.cpus.empty() ? std::vector<std::string>{""} : parse_name_list("--cpus", a.cpus, ';');
+    g.prechecks = parse_prechecks(a.prechecks);
+
+    // Names are checked here, once, rather than by the first child of each cell.
+    for (const auto& p : g.policies)
+        if (!model::pivot_policy_id(p))
+            throw usage_error(fmt::format("--policy: unknown policy '{}' (valid: {})", p, model::pivot_policy_names()));
+    for (const auto& k : g.kernels)
+        if (!model::parse_kernel_version(k))
+            throw usage_error(fmt::format("--kernel: unknown kernel '{}' (valid: {})", k, model::kernel_version_names));
+    for (const auto& w : g.workloads)
+        sim::find_workload(w);  // throws with the valid names
+    for (const auto& m : g.machines) {
+        const sim::machine mach =
+            m.rfind("file:", 0) == 0 ? sim::load_machine_file(m.substr(5)) : sim::load_machine_preset(m);
+        for (const auto& c : g.cpus)
+            if (!c.empty())
+                sim::parse_cpu_list(c, mach.num_cpus());
+    }
+    for (unsigned t : g.threads)
+        if (t < 1 || t > 4096)
+            throw usage_error(fmt::format("--threads: {} is out of range (1-4096)", t));
+    if (g.cell_count() == 0 || g.machines.empty())
+        throw usage_error("the grid is empty");
+    return g;
+}
+
+// What --out already holds: the run indices done, after dropping a last
+// line cut short by an interruption.
+std::set<std::size_t> load_done(const std::string& path, const sweep_grid& g)
+{
+    std::set<std::size_t> done;
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        return done;
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    in.close();
+    const std::size_t keep = text.empty() || text.back() == '\n' ? text.size() : text.rfind('\n') + 1;
+    if (keep != text.size())
+        std::filesystem::resize_file(path, keep);  // the half-written line of an interrupted run
+    std::size_t pos = 0, line_no = 0;
+    while (pos < keep) {
+        const std::size_t end = text.find('\n', pos);
+        const std::string line = text.substr(pos, end - pos);
+        pos = end + 1;
+        line_no++;
+        if (line.empty())
+            continue;
+        nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
+        if (j.is_discarded() || !j.contains("grid_id") || !j.contains("run_index"))
+            throw usage_error(fmt::format("--out {}: line {} is not a sweep result; use another file", path, line_no));
+        if (j["grid_id"] != g.id())
+            throw usage_error(fmt::format("--out {} holds another sweep (grid {}, this one is {}); use another file",
+                                          path, j["grid_id"].get<std::string>(), g.id()));
+        done.insert(j["run_index"].get<std::size_t>());
+    }
+    return done;
+}
+
+std::string hms(double seconds)
+{
+    const long s = std::lround(std::max(0.0, seconds));
+    return fmt::format("{:02}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60);
+}
+
+// Progress on stderr: a bar redrawn in place on a terminal, a plain line
+// every 5 s otherwise.
+class progress {
+public:
+    progress(std::size_t total, std::size_t cells, std::size_t runs_per_cell)
+        : total_(total), cells_(cells), per_cell_(runs_per_cell), tty_(isatty(2) != 0),
+          start_(std::chrono::steady_clock::now())
+    {
+    }
+    void update(std::size_t done, std::size_t cells_done, bool final = false)
+    {
+        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+        if (!tty_ && !final && elapsed - last_ < 5)
+            return;
+        last_ = elapsed;
+        const double eta = done ? elapsed / static_cast<double>(done) * static_cast<double>(total_ - done) : 0;
+        const std::string counts = fmt::format("{}/{} runs, {}/{} cells, {} elapsed, ETA {}", done, total_,
+                                               cells_done, cells_, hms(elapsed), done ? hms(eta) : "--:--:--");
+        if (tty_) {
+            const std::size_t width = 30, fill = total_ ? done * width / total_ : width;
+            fmt::print(stderr, "\r[{}{}] {}{}", std::string(fill, '#'), std::string(width - fill, '.'), counts,
+                       final ? "\n" : "");
+        } else {
+            fmt::print(stderr, "sweep: {}\n", counts);
+        }
+    }
+    std::size_t per_cell() const { return per_cell_; }
+
+private:
+    std::size_t total_, cells_, per_cell_;
+    bool tty_;
+    std::chrono::steady_clock::time_point start_;
+    double last_ = -1e9;
+};
+
+// The run's own JSON plus where it sits in the sweep.
+std::string result_line(const sweep_grid& g, std::size_t run_index, const std::string& run_json)
+{
+    nlohmann::ordered_json j;
+    const sweep_cell c = cell_at(g, run_index / g.runs);
+    j["sweep_version"] = sweep_format_version;
+    j["grid_id"] = g.id();
+    j["grid_runs"] = g.run_count();
+    j["run_index"] = run_index;
+    j["cell_index"] = c.index;
+    j["cell"] = {{"machine", c.machine},   {"policy", c.policy},     {"workload", c.workload},
+                 {"kernel", c.kernel},     {"cpus", c.cpus},         {"precheck", c.precheck},
+                 {"ramp_ms", c.ramp_ms},   {"arm", c.arm},           {"threads", c.threads},
+                 {"seconds", g.seconds}};
+    j["run"] = nlohmann::ordered_json::parse(run_json);
+    return j.dump();
+}
+
+int sweep(sweep_args& a)
+{
+    sweep_grid g;
+    shard_spec shard;
+    try {
+        g = build_grid(a);
+        shard = parse_shard(a.shard);
+    } catch (const std::invalid_argument& e) {
+        throw usage_error(e.what());
+    }
+    if (a.out.empty())
+        throw usage_error("--out FILE is required");
+    real::sigint_scope sigint;
+
+    const std::set<std::size_t> done_before = load_done(a.out, g);
+    std::vector<std::size_t> todo;
+    std::size_t owned = 0;
+    for (std::size_t i = 0; i < g.run_count(); i++)
+        if (shard.owns(i)) {
+            owned++;
+            if (!done_before.count(i))
+                todo.push_back(i);
+        }
+    std::ofstream out(a.out, std::ios::app | std::ios::binary);
+    if (!out)
+        throw usage_error(fmt::format("--out {}: cannot open for writing", a.out));
+    if (todo.empty()) {
+        fmt::print(stderr, "sweep: all {} runs of this shard are already in {}\n", owned, a.out);
+        return 0;
+    }
+
+    const std::string self = self_executable();
+    const unsigned jobs = a.jobs ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
+    std::mutex mu;
+    std::condition_variable cv;
+    std::size_t next = 0, finished = owned - todo.size(), running = 0;
+    std::map<std::size_t, std::size_t> per_cell;  // cell -> runs of it done
+    for (std::size_t i : done_before)
+        per_cell[i / g.runs]++;
+    std::set<pid_t> children;
+    std::optional<std::string> failure;
+    progress bar(owned, (owned + g.runs - 1) / g.runs, g.runs);
+    auto cells_done = [&] {
+        return static_cast<std::size_t>(std::count_if(per_cell.begin(), per_cell.end(), [&](const auto& kv) {
+            return kv.second >= g.runs || kv.second * shard.n >= g.runs;
+        }));
+    };
+
+    auto worker = [&] {
+        for (;;) {
+            std::size_t run_index = 0;
+            {
+                std::lock_guard lock(mu);
+                if (next >= todo.size() || failure || real::stop_requested())
+                    return;
+                run_index = todo[next++];
+                running++;
+            }
+            const child_result r = run_child(self, run_arguments(g, run_index), [&](pid_t pid) {
+                std::lock_guard lock(mu);
+                children.insert(pid);
+            });
+            std::lock_guard lock(mu);
+            running--;
+            if (r.status == 0 && !r.out.empty()) {
+                out << result_line(g, run_index, r.out.substr(0, r.out.find('\n'))) << '\n';
+                out.flush();
+                if (!out && !failure)
+                    failure = fmt::format("--out {}: write failed", a.out);
+                finished++;
+                per_cell[run_index / g.runs]++;
+            } else if (r.status != interrupted_status && !failure) {
+                const std::string err = r.err.substr(0, r.err.find('\n'));
+                failure = fmt::format("run {} ({}) failed with status {}: {}", run_index,
+                                      fmt::join(run_arguments(g, run_index), " "), r.status, err);
+            }
+            cv.notify_all();
+        }
+    };
+    std::vector<std::thread> pool;
+    real::with_sigint_blocked([&] {
+        for (unsigned i = 0; i < std::min<std::size_t>(jobs, todo.size()); i++)
+            pool.emplace_back(worker);
+    });
+
+    // The main thread watches: progress, SIGINT (passed on to the children,
+    // whose partial results are dropped), and the end.
+    {
+        std::unique_lock lock(mu);
+        bool signalled = false;
+        while (!(next >= todo.size() && running == 0) && !(failure && running == 0) &&
+               !(real::stop_requested() && running == 0)) {
+            cv.wait_for(lock, std::chrono::milliseconds(200));
+            if (real::stop_requested() && !signalled) {
+                signalled = true;
+                for (pid_t pid : children)
+                    kill(pid, SIGINT);
+            }
+            bar.update(finished, cells_done());
+        }
+        bar.update(finished, cells_done(), true);
+    }
+    for (auto& t : pool)
+        t.join();
+    if (failure)
+        throw usage_error(*failure);
+    if (real::stop_requested()) {
+        fmt::print(stderr, "sweep: interrupted; {} of {} runs are in {} (run the same command to resume)\n",
+                   finished, owned, a.out);
+        return interrupted_status;
+    }
+    return 0;
+}
+
+}  // namespace
+
+void register_sweep(CLI::App& app)
+{
+    auto a = std::make_shared<sweep_args>();
+    CLI::App* sub = app.add_subcommand(
+        "sweep", "Simulate a grid of runs (machines x policies x workloads x kernels x threads x ramps x arms x "
+                 "CPU lists x precheck), R seeds per cell, J at a time; one JSON line per run in --out");
+    sub->add_option("--machine", a->machines, "Machine presets, comma-separated")->capture_default_str();
+    sub->add_option("--machine-file", a->machine_files, "Machine files, comma-separated (added to --machine's)");
+    sub->add_option("--policy", a->policies, "Pivot policies, comma-separated")->capture_default_str();
+    sub->add_option("--workload", a->workloads, "Workloads, comma-separated")->capture_default_str();
+    sub->add_option("--kernel", a->kernels, "Kernel versions, comma-separated")->capture_default_str();
+    sub->add_option("--threads", a->threads, "Thread counts: values and FROM:TO:STEP ranges, e.g. 16,32,48:96:8")
+        ->capture_default_str();
+    sub->add_option("--ramp-ms", a->ramp_ms, "Ramps in milliseconds, comma-separated")->capture_default_str();
+    sub->add_option("--arms", a->arms, "Hash sizing: auto, presize:N, global; comma-separated")
+        ->capture_default_str();
+    sub->add_option("--cpus", a->cpus, "CPU lists, separated by ';' (each as taskset: 0-95); default all CPUs");
+    sub->add_option("--precheck", a->prechecks, "off, on or off,on")->capture_default_str();
+    sub->add_option("--seconds", a->grid.seconds, "Virtual seconds per run")
+        ->check(CLI::Range(0.001, 3600.0))
+        ->capture_default_str();
+    sub->add_option("--interval-ms", a->grid.interval_ms, "Width of the per-interval throughput bins")
+        ->check(CLI::Range(0.1, 10000.0))
+        ->capture_default_str();
+    sub->add_option("--runs", a->grid.runs, "Runs (seeds) per cell")->check(CLI::Range(1u, 100000u))->capture_default_str();
+    sub->add_option("--seed", a->grid.seed, "Seed of each cell's first run")->capture_default_str();
+    sub->add_option("--out", a->out, "JSON Lines file; runs already in it are skipped (resume)")->required();
+    sub->add_option("--jobs", a->jobs, "Runs at a time (default: every CPU)")->check(CLI::Range(1u, 1024u));
+    sub->add_option("--shard", a->shard, "K/N: run only the runs whose index is K-1 modulo N")->capture_default_str();
+    sub->footer(
+        "Each line of --out is one run: the `run --json` object under \"run\", the cell's parameters\n"
+        "under \"cell\", and the grid's id. SIGINT stops the sweep, drops the runs in flight and\n"
+        "leaves a valid file (exit status 130); the same command resumes it. Shards of one sweep\n"
+        "(--shard 1/N ... N/N, on any machines) write separate files that `futexsim report` merges.");
+    add_command(sub, [a] { return sweep(*a); });
+}
+
+}  // namespace futexsim::cli

@@ -1,0 +1,212 @@
+#include "cli/sweep_grid.h"
+
+#include <fmt/format.h>
+
+#include <bit>
+#include <charconv>
+#include <cmath>
+#include <stdexcept>
+
+namespace futexsim::cli {
+
+namespace {
+
+std::vector<std::string> split(const std::string& text, char sep)
+{
+    std::vector<std::string> out;
+    std::size_t start = 0;
+    for (;;) {
+        const std::size_t end = text.find(sep, start);
+        out.push_back(text.substr(start, end == std::string::npos ? std::string::npos : end - start));
+        if (end == std::string::npos)
+            return out;
+        start = end + 1;
+    }
+}
+
+// A whole decimal number, nothing before or after it.
+template <class T>
+std::optional<T> parse_whole(const std::string& s)
+{
+    T v{};
+    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || end != s.data() + s.size() || s.empty())
+        return std::nullopt;
+    if constexpr (std::is_floating_point_v<T>)
+        if (!std::isfinite(v))
+            return std::nullopt;
+    return v;
+}
+
+[[noreturn]] void bad(const std::string& flag, const std::string& text, const std::string& why)
+{
+    throw std::invalid_argument(fmt::format("{} '{}': {}", flag, text, why));
+}
+
+// FNV-1a, 64 bits: a stable fingerprint of the grid's text.
+std::uint64_t fnv1a(const std::string& s)
+{
+    std::uint64_t h = 0xcbf29ce484222325ull;
+    for (unsigned char c : s) {
+        h ^= c;
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+}  // namespace
+
+std::size_t sweep_grid::cell_count() const
+{
+    return machines.size() * policies.size() * workloads.size() * kernels.size() * threads.size() *
+           ramp_ms.size() * arms.size() * cpus.size() * prechecks.size();
+}
+
+std::string sweep_grid::id() const
+{
+    std::string text = fmt::format("v{};{};{};{};{};", sweep_format_version, fmt::join(machines, ","),
+                                   fmt::join(policies, ","), fmt::join(workloads, ","), fmt::join(kernels, ","));
+    text += fmt::format("{};{};{};{};", fmt::join(threads, ","), fmt::join(ramp_ms, ","), fmt::join(arms, ","),
+                        fmt::join(cpus, ";"));
+    for (bool p : prechecks)
+        text += p ? "on," : "off,";
+    text += fmt::format(";{};{};{};{}", seconds, interval_ms, runs, seed);
+    return fmt::format("{:016x}", fnv1a(text));
+}
+
+// Cells in row-major order, the last list fastest: machine, policy,
+// workload, kernel, cpus, precheck, ramp, arm, threads.
+sweep_cell cell_at(const sweep_grid& g, std::size_t index)
+{
+    sweep_cell c;
+    c.index = index;
+    std::size_t i = index;
+    auto take = [&i](std::size_t n) {
+        const std::size_t v = i % n;
+        i /= n;
+        return v;
+    };
+    c.threads = g.threads[take(g.threads.size())];
+    c.arm = g.arms[take(g.arms.size())];
+    c.ramp_ms = g.ramp_ms[take(g.ramp_ms.size())];
+    c.precheck = g.prechecks[take(g.prechecks.size())];
+    c.cpus = g.cpus[take(g.cpus.size())];
+    c.kernel = g.kernels[take(g.kernels.size())];
+    c.workload = g.workloads[take(g.workloads.size())];
+    c.policy = g.policies[take(g.policies.size())];
+    c.machine = g.machines[take(g.machines.size())];
+    return c;
+}
+
+std::vector<std::string> run_arguments(const sweep_grid& g, std::size_t run_index)
+{
+    const sweep_cell c = cell_at(g, run_index / g.runs);
+    const std::uint64_t seed = g.seed + run_index % g.runs;
+    std::vector<std::string> a{"run", "--json"};
+    if (c.machine.rfind("file:", 0) == 0)
+        a.insert(a.end(), {"--machine-file", c.machine.substr(5)});
+    else
+        a.insert(a.end(), {"--machine", c.machine});
+    a.insert(a.end(), {"--policy", c.policy, "--workload", c.workload, "--kernel", c.kernel, "--threads",
+                       std::to_string(c.threads), "--ramp-ms", fmt::format("{}", c.ramp_ms), "--seconds",
+                       fmt::format("{}", g.seconds), "--interval-ms", fmt::format("{}", g.interval_ms), "--seed",
+                       std::to_string(seed)});
+    if (c.arm == "global")
+        a.emplace_back("--global-hash");
+    else if (c.arm.rfind("presize:", 0) == 0)
+        a.insert(a.end(), {"--presize", c.arm.substr(8)});
+    if (!c.cpus.empty())
+        a.insert(a.end(), {"--cpus", c.cpus});
+    if (c.precheck)
+        a.emplace_back("--precheck");
+    return a;
+}
+
+std::vector<unsigned> parse_uint_grid(const std::string& flag, const std::string& text)
+{
+    std::vector<unsigned> out;
+    for (const std::string& item : split(text, ',')) {
+        const auto parts = split(item, ':');
+        if (parts.size() == 1) {
+            const auto v = parse_whole<unsigned>(item);
+            if (!v)
+                bad(flag, text, fmt::format("'{}' is not a whole number", item));
+            out.push_back(*v);
+            continue;
+        }
+        // FROM:TO:STEP, both ends included when the steps land on TO.
+        const auto from = parts.size() == 3 ? parse_whole<unsigned>(parts[0]) : std::nullopt;
+        const auto to = parts.size() == 3 ? parse_whole<unsigned>(parts[1]) : std::nullopt;
+        const auto step = parts.size() == 3 ? parse_whole<unsigned>(parts[2]) : std::nullopt;
+        if (!from || !to || !step || *step == 0 || *to < *from)
+            bad(flag, text, fmt::format("'{}': expected FROM:TO:STEP with FROM <= TO and STEP >= 1", item));
+        if ((*to - *from) / *step >= 100000)
+            bad(flag, text, fmt::format("'{}' has more than 100000 values", item));
+        for (unsigned v = *from; v <= *to; v += *step) {
+            out.push_back(v);
+            if (*to - v < *step)
+                break;
+        }
+    }
+    return out;
+}
+
+std::vector<double> parse_number_grid(const std::string& flag, const std::string& text)
+{
+    std::vector<double> out;
+    for (const std::string& item : split(text, ',')) {
+        const auto v = parse_whole<double>(item);
+        if (!v || *v < 0)
+            bad(flag, text, fmt::format("'{}' is not a number >= 0", item));
+        out.push_back(*v);
+    }
+    return out;
+}
+
+std::vector<std::string> parse_name_list(const std::string& flag, const std::string& text, char sep)
+{
+    std::vector<std::string> out = split(text, sep);
+    for (const std::string& s : out)
+        if (s.empty())
+            bad(flag, text, "an empty entry");
+    return out;
+}
+
+std::vector<std::string> parse_arms(const std::string& text)
+{
+    std::vector<std::string> out = parse_name_list("--arms", text);
+    for (const std::string& a : out) {
+        if (a == "auto" || a == "global")
+            continue;
+        if (a.rfind("presize:", 0) == 0) {
+            const auto n = parse_whole<unsigned>(a.substr(8));
+            if (n && *n >= 2 && std::has_single_bit(*n))
+                continue;
+        }
+        bad("--arms", text, fmt::format("'{}': expected auto, global or presize:N (N a power of two >= 2)", a));
+    }
+    return out;
+}
+
+std::vector<bool> parse_prechecks(const std::string& text)
+{
+    std::vector<bool> out;
+    for (const std::string& s : parse_name_list("--precheck", text)) {
+        if (s != "off" && s != "on")
+            bad("--precheck", text, fmt::format("'{}': expected off or on", s));
+        out.push_back(s == "on");
+    }
+    return out;
+}
+
+shard_spec parse_shard(const std::string& text)
+{
+    const auto parts = split(text, '/');
+    const auto k = parts.size() == 2 ? parse_whole<unsigned>(parts[0]) : std::nullopt;
+    const auto n = parts.size() == 2 ? parse_whole<unsigned>(parts[1]) : std::nullopt;
+    if (!k || !n || *n == 0 || *k == 0 || *k > *n)
+        bad("--shard", text, "expected K/N with 1 <= K <= N");
+    return {*k, *n};
+}
+
+}  // namespace futexsim::cli

@@ -1,0 +1,69 @@
+// A sweep's grid: the lists `futexsim sweep` crosses, their cells in a fixed
+// order, and the runs (cell x seed) a shard owns. Pure data and parsing:
+// nothing here runs a simulation.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace futexsim::cli {
+
+// The grid's version in every result line; `report` refuses other versions.
+inline constexpr int sweep_format_version = 1;
+
+struct sweep_grid {
+    std::vector<std::string> machines{"xeon-6975p-snc3"};  // preset names, or "file:PATH"
+    std::vector<std::string> policies{"stock"};
+    std::vector<std::string> workloads{"wake-nowaiters"};
+    std::vector<std::string> kernels{"v6.17"};
+    std::vector<unsigned> threads{96};
+    std::vector<double> ramp_ms{0};
+    std::vector<std::string> arms{"auto"};  // auto | presize:N | global
+    std::vector<std::string> cpus{""};      // taskset lists; "" = every CPU
+    std::vector<bool> prechecks{false};
+    double seconds = 1.0;
+    double interval_ms = 10;
+    unsigned runs = 1;        // seeds per cell: seed, seed+1, ...
+    std::uint64_t seed = 1;
+
+    std::size_t cell_count() const;
+    std::size_t run_count() const { return cell_count() * runs; }
+    // A hash of everything above: the lines of one sweep (and its shards)
+    // carry it, so that `report` can refuse a mix of grids.
+    std::string id() const;
+};
+
+// One cell: a value of every list.
+struct sweep_cell {
+    std::size_t index = 0;
+    std::string machine, policy, workload, kernel, arm, cpus;
+    unsigned threads = 0;
+    double ramp_ms = 0;
+    bool precheck = false;
+};
+
+sweep_cell cell_at(const sweep_grid& g, std::size_t index);
+
+// The `futexsim run` arguments of run `run_index` (cell run_index / runs,
+// seed seed + run_index % runs), without the program name.
+std::vector<std::string> run_arguments(const sweep_grid& g, std::size_t run_index);
+
+// "K/N": this process runs the runs whose index is K-1 modulo N.
+struct shard_spec {
+    unsigned k = 1, n = 1;
+    bool owns(std::size_t run_index) const { return run_index % n == k - 1; }
+};
+
+// Parsers for the command line; each throws std::invalid_argument with a
+// one-line message naming the flag.
+std::vector<unsigned> parse_uint_grid(const std::string& flag, const std::string& text);  // 16,32,48:96:8
+std::vector<double> parse_number_grid(const std::string& flag, const std::string& text);   // 0,100,1000
+std::vector<std::string> parse_name_list(const std::string& flag, const std::string& text, char sep = ',');
+std::vector<std::string> parse_arms(const std::string& text);                             // auto,presize:512,global
+std::vector<bool> parse_prechecks(const std::string& text);                               // off,on
+shard_spec parse_shard(const std::string& text);
+
+}  // namespace futexsim::cli

@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# futexsim sweep and report: shards (by hand and with GNU parallel), resume
+# after a cut-short file and after SIGINT all give exactly the report of the
+# unsharded sweep; bad grids and result files are one line and exit 2.
+set -u
+bin="$1"
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+fail=0
+note() { echo "$*"; }
+bad() { echo "FAIL: $*"; fail=1; }
+
+# A grid that latches in some cells and not in others: 2 thread counts x 2
+# arms x 5 seeds, short runs on 16 CPUs of the Xeon preset (16 auto-scaled
+# threads are still pending at the end of 4 ms: 5/5 latched, so the
+# threshold's interval [0.57, 1] lies above 1/2).
+grid=(--threads 4,16 --arms auto,presize:64 --runs 5 --seconds 0.004 --cpus 0-15 --seed 7)
+sweep() { "$bin" sweep "${grid[@]}" "$@"; }
+report_all() {  # the report of FILES... in every format, one stream
+    for f in md csv json; do "$bin" report --format "$f" "$@" || return 1; done
+}
+
+sweep --out "$dir/full.jsonl" --jobs 2 2>/dev/null || bad "the full sweep failed"
+[ "$(wc -l <"$dir/full.jsonl")" -eq 20 ] || bad "the full sweep wrote $(wc -l <"$dir/full.jsonl") lines, wanted 20"
+report_all "$dir/full.jsonl" >"$dir/full.report" || bad "report of the full sweep failed"
+grep -q "20 of 20 runs" "$dir/full.report" || bad "the report does not count 20 of 20 runs"
+grep -q "| auto | 4-16 | 16 | 1.00 \[0.57, 1.00\] |" "$dir/full.report" || bad "no stall threshold at 16 threads in the report"
+
+same_as_full() {  # $1: what; then the files to report
+    local what="$1"; shift
+    if report_all "$@" >"$dir/other.report" && cmp -s "$dir/full.report" "$dir/other.report"; then
+        note "ok: $what gives the unsharded report"
+    else
+        bad "$what: report differs from the unsharded one"; diff "$dir/full.report" "$dir/other.report" | head -20
+    fi
+}
+
+# Two shards by hand, reported in the other order.
+sweep --out "$dir/s1.jsonl" --shard 1/2 --jobs 1 2>/dev/null || bad "shard 1/2 failed"
+sweep --out "$dir/s2.jsonl" --shard 2/2 --jobs 1 2>/dev/null || bad "shard 2/2 failed"
+same_as_full "shards 1/2 + 2/2" "$dir/s2.jsonl" "$dir/s1.jsonl"
+
+# Three shards through GNU parallel (on this machine; --sshlogin spreads the
+# same command over machines, README.md).
+if command -v parallel >/dev/null; then
+    parallel --will-cite "$bin" sweep "${grid[@]}" --jobs 1 --shard {}/3 --out "$dir/p{}.jsonl" ::: 1 2 3 2>/dev/null ||
+        bad "GNU parallel sweep failed"
+    same_as_full "3 shards under GNU parallel" "$dir"/p1.jsonl "$dir"/p2.jsonl "$dir"/p3.jsonl
+else
+    bad "GNU parallel is not installed (setup.sh installs it)"
+fi
+
+# Resume: a file cut in the middle of its 6th line is completed by the same command.
+head -c "$(head -n 5 "$dir/full.jsonl" | wc -c)" "$dir/full.jsonl" >"$dir/cut.jsonl"
+head -n 6 "$dir/full.jsonl" | tail -n 1 | head -c 40 >>"$dir/cut.jsonl"
+sweep --out "$dir/cut.jsonl" --jobs 2 2>/dev/null || bad "resuming a cut file failed"
+[ "$(wc -l <"$dir/cut.jsonl")" -eq 20 ] || bad "resume left $(wc -l <"$dir/cut.jsonl") lines, wanted 20"
+same_as_full "a resumed cut file" "$dir/cut.jsonl"
+
+# SIGINT: exit 130, a valid file, and the same command finishes it.
+long=(--threads 4,8,16 --arms auto --runs 4 --seconds 0.03 --cpus 0-15 --seed 3)
+"$bin" sweep "${long[@]}" --out "$dir/int.jsonl" --jobs 2 2>/dev/null &
+pid=$!
+sleep 1
+kill -INT "$pid"
+wait "$pid"; rc=$?
+[ "$rc" -eq 130 ] || bad "SIGINT: exit status $rc, wanted 130"
+if "$bin" report "$dir/int.jsonl" >/dev/null 2>&1 || [ ! -s "$dir/int.jsonl" ]; then
+    note "ok: SIGINT left a valid file ($(wc -l <"$dir/int.jsonl" 2>/dev/null || echo 0) runs)"
+else
+    bad "SIGINT left a file report refuses"
+fi
+"$bin" sweep "${long[@]}" --out "$dir/int.jsonl" --jobs 2 2>/dev/null || bad "resume after SIGINT failed"
+"$bin" sweep "${long[@]}" --out "$dir/int_full.jsonl" --jobs 2 2>/dev/null || bad "the long sweep failed"
+if cmp -s <("$bin" report "$dir/int.jsonl") <("$bin" report "$dir/int_full.jsonl"); then
+    note "ok: an interrupted and resumed sweep gives the uninterrupted report"
+else
+    bad "interrupted + resumed report differs"
+fi
+
+# Bad input: one line, exit status 2.
+check() {
+    local expect="$1"; shift
+    local err rc
+    err=$("$@" 2>&1 >/dev/null); rc=$?
+    if [ "$rc" -ne 2 ] || [ "$(printf '%s\n' "$err" | wc -l)" -ne 1 ] || [[ "$err" != *"$expect"* ]]; then
+        bad "$* -> rc=$rc: $err (wanted '$expect')"
+    else
+        note "ok: $err"
+    fi
+}
+check "FROM <= TO" "$bin" sweep --threads 16:8:4 --out "$dir/x.jsonl"
+check "not a whole number" "$bin" sweep --threads 16,,32 --out "$dir/x.jsonl"
+check "1 <= K <= N" "$bin" sweep --shard 3/2 --out "$dir/x.jsonl"
+check "presize:N" "$bin" sweep --arms presize:3 --out "$dir/x.jsonl"
+check "unknown policy" "$bin" sweep --policy nope --out "$dir/x.jsonl"
+check "another sweep" "$bin" sweep --threads 4 --runs 1 --seconds 0.004 --cpus 0-15 --out "$dir/full.jsonl"
+check "a different sweep" "$bin" report "$dir/full.jsonl" "$dir/int.jsonl"
+head -c 100 "$dir/full.jsonl" >"$dir/cut_only.jsonl"
+check "cut short" "$bin" report "$dir/cut_only.jsonl"
+check "cannot read" "$bin" report "$dir/missing.jsonl"
+echo '{"hello":1}' >"$dir/junk.jsonl"
+check "not a sweep result" "$bin" report "$dir/junk.jsonl"
+sed 's/"sweep_version":1/"sweep_version":9/' "$dir/full.jsonl" >"$dir/v9.jsonl"
+check "format version 9" "$bin" report "$dir/v9.jsonl"
+exit $fail

@@ -10,7 +10,7 @@ packages=(
   libboost-context-dev libfmt-dev libcli11-dev nlohmann-json3-dev
   catch2 librapidcheck-dev
   liburcu-dev libbenchmark-dev
-  parallel
+  parallel python3-matplotlib
 )
 missing=()
 for p in "${packages[@]}"; do

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# experiments/run_all end to end, cut down (--quick): every spec sweeps,
+# reports, and lands in results.md beside its reference table, with a plot.
+set -u
+bin="$1"
+root="$2"
+dir=$(mktemp -d)
+trap 'rm -rf "$dir"' EXIT
+fail=0
+/usr/bin/python3 "$root/experiments/run_all" --quick --out-dir "$dir" --futexsim "$bin" --jobs 2 2>"$dir/log" ||
+    { echo "FAIL: run_all --quick failed"; cat "$dir/log"; exit 1; }
+for spec in "$root"/experiments/specs/*.json; do
+    name=$(basename "$spec" .json)
+    title=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["title"])' "$spec")
+    grep -qF "## $title" "$dir/results.md" || { echo "FAIL: no section for $name"; fail=1; }
+    [ -s "$dir/plots/$name.png" ] || { echo "FAIL: no plot for $name"; fail=1; }
+    [ -s "$dir/$name-auto.jsonl" ] || { echo "FAIL: no sweep results for $name"; fail=1; }
+done
+# Every row that has both a real and a simulated stall count says whether they agree.
+grep -E '^\| [0-9]+ \| [0-9]+/[0-9]+ .*\| [0-9]+/[0-9]+ ' "$dir/results.md" | grep -vqE '\| (yes|\*\*DISAGREES\*\*) \|' &&
+    { echo "FAIL: a compared row without its verdict"; fail=1; }
+[ $fail -eq 0 ] && echo "ok: results.md with $(grep -c '^## ' "$dir/results.md") sections and their plots"
+exit $fail

@@ -470,6 +470,10 @@ void engine::on_tick(std::int64_t k)
 void engine::run_until(vtime until)
 {
     while (!queue_.empty()) {
+        if (interrupt_ && interrupt_->load(std::memory_order_relaxed)) {
+            interrupted_ = true;
+            return;  // now() stays where the run got to
+        }
         const event ev = queue_.top();
         if (ev.t > until)
             break;

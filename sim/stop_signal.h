@@ -1,24 +1,36 @@
-// SIGINT for the real backends: the handler only sets a flag; the run's
-// watchdog sees it, tells the workload's threads to stop, and the main
-// thread joins them all before the process exits. Worker threads are created
-// with SIGINT blocked, so the signal always lands on the main thread.
+// SIGINT: the handler only sets flags; whatever runs long looks at them at
+// a safe point and ends early with what it has (the simulator's engine
+// between two events, a real run's watchdog, calibrate between rows,
+// replay between steps). futexsim's main() installs the handler before
+// anything else, so that an early SIGINT is never fatal; worker threads are
+// created with SIGINT blocked, so the signal always lands on the main thread.
 #pragma once
 
 #include <atomic>
 
-namespace futexsim::real {
+namespace futexsim {
 
-// Set by SIGINT (or by request_stop()); cleared by install_sigint_handler().
+// For the life of the process; clears sigint_received().
+void install_sigint_handler();
+// Set by SIGINT; stays set.
+std::atomic<bool>& sigint_received();
+
+// A real run's stop: set by SIGINT, or by request_stop() (a worker failed);
+// each real run starts it from sigint_received() (sigint_scope).
 std::atomic<bool>& stop_requested();
 void request_stop();
 
-// Installs the handler for the life of the object, restores the old one after.
+// For one real run: starts stop_requested() from sigint_received(), and
+// installs the handler for its life if main() has not (tests, benchmarks).
 class sigint_scope {
 public:
     sigint_scope();
     ~sigint_scope();
     sigint_scope(const sigint_scope&) = delete;
     sigint_scope& operator=(const sigint_scope&) = delete;
+
+private:
+    bool installed_here_ = false;
 };
 
 // Runs `f` with SIGINT blocked in the calling thread, so that threads `f`
@@ -26,6 +38,6 @@ public:
 template <class F>
 void with_sigint_blocked(F&& f);
 
-}  // namespace futexsim::real
+}  // namespace futexsim
 
-#include "real/stop_signal_impl.h"
+#include "sim/stop_signal_impl.h"

@@ -30,7 +30,8 @@ void register_calibrate(CLI::App& app)
     sub->add_option("--seconds", opt->seconds, "Seconds per throughput run")
         ->transform(real_number(0.05, 10.0))
         ->capture_default_str();
-    sub->footer("docs/calibration.md records this machine's table and what it taught the host preset.");
+    sub->footer("SIGINT ends it after the rows measured so far, which it prints; exit status 130.\n"
+                "docs/calibration.md records this machine's table and what it taught the host preset.");
     add_command(sub, [opt] {
         const real::calibration_report r = real::calibrate(*opt, sim::load_machine_preset("host"));
         std::cout << real::calibration_table(r);

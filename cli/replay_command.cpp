@@ -125,6 +125,8 @@ void register_replay(CLI::App& app)
 #ifdef FUTEXSIM_MUTATIONS
     sub->add_option("--mutation", a->cfg.mutation, "Test-only build: switch on a mutation point");
 #endif
+    sub->footer("Every thread of a case has operations and is created by a C. SIGINT stops it between two\n"
+                "steps: the trace so far, then 'interrupted by SIGINT: no verdict', exit status 130.");
     sub->parse_complete_callback([a, pct_depth] { a->pct_depth_given = pct_depth->count() > 0; });
     add_command(sub, [a] { return replay(*a); });
 }

@@ -13,8 +13,10 @@ fail=0
 
 # interrupt NAME WAIT_FOR PATTERN COMMAND...: starts COMMAND, waits until
 # WAIT_FOR is true of it ("threads:N": N threads exist; "sleep:S": S
-# seconds passed), sends SIGINT, and wants exit 130 within 10 s and PATTERN
-# in its output.
+# seconds passed; "handler": main() has installed its SIGINT handler, its
+# first act, which is as early as a program can take SIGINT at all; before
+# it a background job of a script ignores SIGINT), sends SIGINT, and wants
+# exit 130 within 10 s and PATTERN in its output.
 interrupt() {
     local name="$1" wait_for="$2" pattern="$3"; shift 3
     local out; out=$(mktemp)
@@ -28,6 +30,13 @@ interrupt() {
             sleep 0.05
         done ;;
     sleep:*) sleep "${wait_for#sleep:}" ;;
+    handler)
+        # SigCgt: the signals it catches, in hex; SIGINT (2) is bit 1.
+        for _ in $(seq 1 1000); do
+            caught=$(awk '/^SigCgt:/ {print $2}' "/proc/$pid/status" 2>/dev/null || echo 0)
+            (( 0x${caught:-0} & 2 )) && break
+            sleep 0.01
+        done ;;
     esac
     kill -INT "$pid"
     for _ in $(seq 1 200); do
@@ -58,12 +67,12 @@ for backend in threads kernel; do
         run --backend "$backend" --threads 2 --seconds 60 --ramp-ms 59000 --json
 done
 # Right after the start, before any work: never fatal.
-interrupt "real run, early SIGINT" sleep:0.01 '' run --backend threads --threads 8 --seconds 30
+interrupt "real run, early SIGINT" handler '' run --backend threads --threads 8 --seconds 30
 exit $fail
 fi
 # The simulator: the result of the virtual time simulated so far.
 interrupt "sim run" sleep:1 '"interrupted":true' run --threads 96 --seconds 3600 --json
-interrupt "sim run, early SIGINT" sleep:0.01 '' run --threads 96 --seconds 3600
+interrupt "sim run, early SIGINT" handler '' run --threads 96 --seconds 3600
 interrupt "sim runs" sleep:1 'WARNING(interrupted by SIGINT)' run --threads 8 --seconds 3600 --runs 3
 # replay: the trace so far, no verdict.
 interrupt "replay" sleep:1 'interrupted by SIGINT: no verdict' \

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/numbers.h"
 #include "real/calibration.h"
 #include "real/limits.h"
 #include "sim/machine.h"
@@ -18,22 +19,23 @@ void register_calibrate(CLI::App& app)
                      "host preset, side by side: slots after N threads, wake-nowaiters throughput, and how long "
                      "prctl(SET_SLOTS) blocks under N FUTEX_WAKE threads");
     sub->add_option("--slot-threads", opt->slot_threads, "Thread counts for the slots rows")
-        ->check(CLI::Range(1u, real::max_threads));
+        ->transform(whole_number(1, real::max_threads));
     sub->add_option("--wake-threads", opt->wake_threads, "Thread counts for the throughput rows")
-        ->check(CLI::Range(1u, real::max_threads));
+        ->transform(whole_number(1, real::max_threads));
     sub->add_option("--stall-threads", opt->stall_threads, "Waker counts for the SET_SLOTS rows")
-        ->check(CLI::Range(1u, real::max_threads));
+        ->transform(whole_number(1, real::max_threads));
     sub->add_option("--samples", opt->samples, "SET_SLOTS calls per row (median and p90 over them)")
-        ->check(CLI::Range(20u, 1000u))
+        ->transform(whole_number(20, 1000))
         ->capture_default_str();
     sub->add_option("--seconds", opt->seconds, "Seconds per throughput run")
-        ->check(CLI::Range(0.05, 10.0))
+        ->transform(real_number(0.05, 10.0))
         ->capture_default_str();
-    sub->footer("docs/calibration.md records this machine's table and what it taught the host preset.");
+    sub->footer("SIGINT ends it after the rows measured so far, which it prints; exit status 130.\n"
+                "docs/calibration.md records this machine's table and what it taught the host preset.");
     add_command(sub, [opt] {
         const real::calibration_report r = real::calibrate(*opt, sim::load_machine_preset("host"));
         std::cout << real::calibration_table(r);
-        return 0;
+        return r.interrupted ? interrupted_status : 0;
     });
 }
 

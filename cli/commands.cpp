@@ -1,5 +1,11 @@
 #include "cli/commands.h"
 
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <iostream>
 #include <utility>
 #include <vector>
 
@@ -16,6 +22,21 @@ std::vector<std::pair<CLI::App*, std::function<int()>>>& table()
 void add_command(CLI::App* sub, std::function<int()> run)
 {
     table().emplace_back(sub, std::move(run));
+}
+
+void check_output()
+{
+    errno = 0;
+    std::cout.flush();
+    if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout))
+        throw output_error(fmt::format("cannot write to standard output{}",
+                                       errno ? std::string(": ") + std::strerror(errno) : std::string()));
+}
+
+void print_line(const std::string& line)
+{
+    std::cout << line << '\n';
+    check_output();
 }
 
 int run_selected(CLI::App& /*app*/)

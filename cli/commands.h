@@ -6,6 +6,7 @@
 
 #include <functional>
 #include <stdexcept>
+#include <string>
 
 namespace futexsim::cli {
 
@@ -14,6 +15,23 @@ namespace futexsim::cli {
 struct usage_error : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
+
+// Standard output could not be written (a full disk, a closed descriptor):
+// the result is lost, so this is an error too (one line, exit status 2).
+struct output_error : usage_error {
+    using usage_error::usage_error;
+};
+
+// Exit status of a command cut short by SIGINT (128 + SIGINT, as a shell
+// reports it); what it had done is printed.
+inline constexpr int interrupted_status = 130;
+
+// Writes `line` and a newline to standard output, flushed; throws
+// output_error if it did not get there.
+void print_line(const std::string& line);
+// Flushes standard output; throws output_error if anything written to it
+// since the start was lost.
+void check_output();
 
 // Adds `sub` with the function that runs it once parsed.
 void add_command(CLI::App* sub, std::function<int()> run);

@@ -3,15 +3,28 @@
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cstdio>
 #include <exception>
 #include <iostream>
 #include <string>
 
 #include "cli/commands.h"
+#include "sim/stop_signal.h"
 
 int main(int argc, char** argv)
 {
+    // First, so that a SIGINT however early is never fatal: long commands
+    // stop at their next safe point and print what they did (exit 130).
+    futexsim::install_sigint_handler();
+    // A closed standard output would lose the result; worse, a file opened
+    // later would get descriptor 1.
+    if (fcntl(STDOUT_FILENO, F_GETFD) < 0) {
+        fmt::print(stderr, "futexsim: error: standard output is closed (the result would be lost)\n");
+        return 2;
+    }
     CLI::App app{"futexsim: a model of the Linux private futex hash (v6.17) and its pivot stall.\n"
                  "Run `futexsim <command> --help` for each command's options."};
     app.require_subcommand(1);
@@ -51,7 +64,10 @@ int main(int argc, char** argv)
     }
 
     try {
-        return futexsim::cli::run_selected(app);
+        const int status = futexsim::cli::run_selected(app);
+        futexsim::cli::check_output();
+        // A command that finished although SIGINT came still reports it.
+        return status == 0 && futexsim::sigint_received() ? futexsim::cli::interrupted_status : status;
     } catch (const futexsim::cli::usage_error& e) {
         fmt::print(stderr, "futexsim: error: {}\n", e.what());
         return 2;

@@ -2,7 +2,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <sstream>
+#include <bit>
+#include <cmath>
+#include <limits>
 #include <cstdio>
 #include <iostream>
 #include <memory>
@@ -11,11 +13,13 @@
 #include <stdexcept>
 
 #include "cli/commands.h"
+#include "cli/numbers.h"
 #include "model/core.h"
 #include "real/limits.h"
 #include "real/run_real.h"
 #include "sim/machine.h"
 #include "sim/report.h"
+#include "sim/stop_signal.h"
 #include "sim/run.h"
 #include "sim/workloads/workload.h"
 
@@ -42,7 +46,24 @@ struct run_args {
     bool policy_given = false;
     std::string kernel{model::kernel_version_name(model::default_kernel_version)};
     bool kernel_given = false;
+    bool pct_depth_given = false;
+    bool cpus_given = false;  // --cpus '' is refused, not read as "all CPUs"
+    bool start_given = false;
 };
+
+// --presize: the kernel takes any power of two its allocator can hold (2^24
+// slots, 1 GiB of buckets), and the model allocates what it is asked for.
+// Auto-sizing never asks for more than 4 x threads (16384 at 4096 threads);
+// 2^20 slots leaves room to try far bigger hashes by hand and keeps a run
+// under 200 MB (170 MB on the simulator, 130 MB on the threads backend).
+constexpr unsigned max_presize = 1u << 20;
+// Per-interval bins a run may have (--seconds / --interval-ms), and the
+// real backends' bins x threads (one array of 8-byte counters per thread):
+// enough for an hour at 10 ms, or 60 s at 2 ms with 1024 threads.
+constexpr double max_bins = 1e6;
+constexpr double max_real_bin_words = 1 << 25;
+// --mix: percentages are written with one or two decimals; 33.33 x 3 is fine.
+constexpr double mix_tolerance = 0.05;
 
 std::string joined(const std::vector<std::string>& names)
 {
@@ -52,22 +73,39 @@ std::string joined(const std::vector<std::string>& names)
     return s;
 }
 
-// mixed-wait's --mix WOKEN/TIMEOUT/MISMATCH
+// mixed-wait's --mix WOKEN/TIMEOUT/MISMATCH: three percentages that add
+// up to 100. Anything else is refused rather than normalised: 50/40/5 may
+// be a typo for 50/45/5, and we cannot tell.
 void parse_mix(const std::string& text, sim::run_options& opt)
 {
-    double w = 0, t = 0, m = 0;
-    char s1 = 0, s2 = 0;
-    std::istringstream in(text);
-    if (!(in >> w >> s1 >> t >> s2 >> m) || s1 != '/' || s2 != '/' || !in.eof() || w < 0 || t < 0 ||
-        m < 0 || w + t + m <= 0)
-        throw usage_error(fmt::format("--mix '{}': expected WOKEN/TIMEOUT/MISMATCH, e.g. 88.6/9.5/1.9", text));
-    opt.mix_woken = w;
-    opt.mix_timeout = t;
-    opt.mix_mismatch = m;
+    const auto bad = [&](const std::string& why) {
+        return usage_error(fmt::format("--mix '{}': {}; expected WOKEN/TIMEOUT/MISMATCH percentages adding up to "
+                                       "100, e.g. 88.6/9.5/1.9",
+                                       text, why));
+    };
+    double share[3];
+    std::size_t from = 0;
+    for (int i = 0; i < 3; i++) {
+        const std::size_t slash = text.find('/', from);
+        if ((i < 2) != (slash != std::string::npos))
+            throw bad("not three shares");
+        const auto v = parse_real(text.substr(from, slash == std::string::npos ? slash : slash - from));
+        if (!v || *v < 0 || *v > 100)
+            throw bad("each share is a number from 0 to 100");
+        share[i] = *v;
+        from = slash + 1;
+    }
+    const double sum = share[0] + share[1] + share[2];
+    if (std::abs(sum - 100) > mix_tolerance)
+        throw bad(fmt::format("they add up to {:g}", sum));
+    opt.mix_woken = share[0];
+    opt.mix_timeout = share[1];
+    opt.mix_mismatch = share[2];
 }
 
-// The real backends run on this machine: no preset, no seed; the kernel
-// backend runs the host's futex code, so no model policy either.
+// The real backends run on this machine: no preset, no seed, no schedule
+// strategy (the OS schedules); the kernel backend runs the host's futex
+// code, so no model policy either.
 void check_backend_flags(const run_args& a)
 {
     if (a.backend == "sim")
@@ -77,29 +115,70 @@ void check_backend_flags(const run_args& a)
     if (a.backend == "kernel" && (a.policy_given || a.opt.precheck || a.kernel_given))
         throw usage_error(fmt::format("{} does not apply to --backend kernel (the host kernel's own code runs)",
                                       a.policy_given ? "--policy" : a.opt.precheck ? "--precheck" : "--kernel"));
-    if (a.opt.threads > real::max_threads)
-        throw usage_error(fmt::format("--threads {}: --backend {} creates at most {} threads", a.opt.threads,
+    const sim::run_options& opt = a.opt;
+    if (opt.threads > real::max_threads)
+        throw usage_error(fmt::format("--threads {}: --backend {} creates at most {} threads", opt.threads,
                                       a.backend, real::max_threads));
-    if (a.opt.seconds > real::max_seconds)
-        throw usage_error(fmt::format("--seconds {}: --backend {} runs for at most {} s", a.opt.seconds, a.backend,
+    if (opt.seconds > real::max_seconds)
+        throw usage_error(fmt::format("--seconds {}: --backend {} runs for at most {} s", opt.seconds, a.backend,
                                       real::max_seconds));
+    // Threads created after the run has ended measure nothing, and a ramp
+    // longer than the run would keep the process alive past --seconds.
+    if (opt.ramp_ms > opt.seconds * 1e3)
+        throw usage_error(fmt::format("--ramp-ms {}: --backend {} must create its threads within the run (at most "
+                                      "--seconds x 1000 = {} ms)",
+                                      opt.ramp_ms, a.backend, opt.seconds * 1e3));
+    // Every real thread counts into its own bins (no shared line), so the
+    // bins cost threads x bins words.
+    const double bins = std::ceil(opt.seconds * 1e3 / opt.interval_ms);
+    if (bins * (opt.threads + 1) > max_real_bin_words)
+        throw usage_error(fmt::format("--interval-ms {}: {} bins for each of {} threads is too many on --backend "
+                                      "{} (at most {} bins x threads; widen --interval-ms)",
+                                      opt.interval_ms, bins, opt.threads, a.backend, max_real_bin_words));
 }
 
-// Exit status of a real run cut short by SIGINT (128 + SIGINT, as a shell reports it).
-constexpr int interrupted_status = 130;
+// What every backend checks the same way: the workload's own flags, the
+// CPU list, the hash size, the mix, the bins.
+void check_common(run_args& a, unsigned num_cpus)
+{
+    sim::run_options& opt = a.opt;
+    try {
+        const auto& wl = sim::find_workload(opt.workload);
+        for (const auto& flag : a.given_flags)
+            if (std::find(wl.flags.begin(), wl.flags.end(), flag) == wl.flags.end())
+                throw usage_error(fmt::format("{} does not apply to workload '{}'", flag, opt.workload));
+        if (a.cpus_given)
+            opt.cpus = sim::parse_cpu_list(a.cpus, num_cpus);
+    } catch (const std::invalid_argument& e) {
+        throw usage_error(e.what());
+    }
+    if (opt.presize && !std::has_single_bit(*opt.presize))
+        throw usage_error(fmt::format("--presize {}: slots must be a power of two from 2 to {} (use --global-hash "
+                                      "for 0)",
+                                      *opt.presize, max_presize));
+    if (a.start_given && opt.start_threads > opt.threads)
+        throw usage_error(fmt::format("--start-threads {}: the pool starts with at most --threads ({}) threads",
+                                      opt.start_threads, opt.threads));
+    if (opt.seconds * 1e3 / opt.interval_ms > max_bins)
+        throw usage_error(fmt::format("--interval-ms {}: {} s in bins of {} ms is more than {} bins", opt.interval_ms,
+                                      opt.seconds, opt.interval_ms, max_bins));
+    parse_mix(a.mix, opt);
+}
 
 int run_real_backend(run_args& a)
 {
     sim::run_options& opt = a.opt;
     const real::backend b = a.backend == "threads" ? real::backend::threads : real::backend::kernel;
     for (unsigned i = 0; i < a.runs; i++) {
+        if (sigint_received())  // before this run started: nothing to print for it
+            return interrupted_status;
         sim::run_result r;
         try {
             r = real::run_real(opt, b);
         } catch (const std::invalid_argument& e) {
             throw usage_error(e.what());
         }
-        std::cout << (a.json ? sim::json_line(r) : sim::human_line(r)) << std::endl;
+        print_line(a.json ? sim::json_line(r) : sim::human_line(r));
         if (r.interrupted)
             return interrupted_status;
     }
@@ -115,52 +194,44 @@ int run(run_args& a)
         throw usage_error(fmt::format("--kernel '{}': expected one of {}", a.kernel, model::kernel_version_names));
     opt.kernel = *kernel;
     if (a.backend != "sim") {
-        try {
-            const auto& wl = sim::find_workload(opt.workload);
-            for (const auto& flag : a.given_flags)
-                if (std::find(wl.flags.begin(), wl.flags.end(), flag) == wl.flags.end())
-                    throw usage_error(fmt::format("{} does not apply to workload '{}'", flag, opt.workload));
-            if (!a.cpus.empty())
-                opt.cpus = sim::parse_cpu_list(a.cpus, static_cast<unsigned>(get_nprocs_conf()));
-        } catch (const std::invalid_argument& e) {
-            throw usage_error(e.what());
-        }
-        if (opt.presize && (*opt.presize < 2 || (*opt.presize & (*opt.presize - 1))))
-            throw usage_error(fmt::format("--presize {}: slots must be a power of two >= 2 (use --global-hash for 0)", *opt.presize));
-        parse_mix(a.mix, opt);
+        check_common(a, static_cast<unsigned>(get_nprocs_conf()));
         return run_real_backend(a);
     }
     try {
-        const auto& wl = sim::find_workload(opt.workload);
-        for (const auto& flag : a.given_flags)
-            if (std::find(wl.flags.begin(), wl.flags.end(), flag) == wl.flags.end())
-                throw usage_error(fmt::format("{} does not apply to workload '{}'", flag, opt.workload));
         opt.mach = a.machine_file.empty() ? sim::load_machine_preset(a.machine)
                                           : sim::load_machine_file(a.machine_file);
-        if (!a.cpus.empty())
-            opt.cpus = sim::parse_cpu_list(a.cpus, opt.mach.num_cpus());
     } catch (const std::invalid_argument& e) {
         throw usage_error(e.what());
     }
+    check_common(a, opt.mach.num_cpus());
     if (!model::pivot_policy_id(opt.policy))
         throw usage_error(fmt::format("unknown policy '{}' (valid: {})", opt.policy, model::pivot_policy_names()));
-    if (opt.presize && (*opt.presize < 2 || (*opt.presize & (*opt.presize - 1))))
-        throw usage_error(fmt::format("--presize {}: slots must be a power of two >= 2 (use --global-hash for 0)", *opt.presize));
-    parse_mix(a.mix, opt);
     const auto kind = sim::parse_strategy(a.strategy);
     if (!kind)
         throw usage_error(fmt::format("--strategy '{}': expected fifo, random, pct or replay", a.strategy));
+    if (a.pct_depth_given && *kind != sim::strategy_kind::pct)
+        throw usage_error(fmt::format("--pct-depth applies to --strategy pct only (this is --strategy {})", a.strategy));
     opt.strategy.kind = *kind;
     const auto schedule = sim::parse_schedule(a.schedule);
     if (!schedule)
         throw usage_error(fmt::format("--schedule '{}': expected comma-separated choices, e.g. 1,0,2", a.schedule));
     opt.strategy.schedule = *schedule;
-
+    // Seeds K, K+1, ...: the last one must not wrap around to 0.
     const std::uint64_t first_seed = opt.seed;
+    if (a.runs - 1 > std::numeric_limits<std::uint64_t>::max() - first_seed)
+        throw usage_error(fmt::format("--seed {} with --runs {}: the runs' seeds would pass {} (at most {} for {} "
+                                      "runs)",
+                                      first_seed, a.runs, std::numeric_limits<std::uint64_t>::max(),
+                                      std::numeric_limits<std::uint64_t>::max() - (a.runs - 1), a.runs));
+
     for (unsigned i = 0; i < a.runs; i++) {
+        if (sigint_received())
+            return interrupted_status;
         opt.seed = first_seed + i;
-        sim::run_result r = sim::simulate(opt);
-        std::cout << (a.json ? sim::json_line(r) : sim::human_line(r)) << std::endl;
+        const sim::run_result r = sim::simulate(opt);
+        print_line(a.json ? sim::json_line(r) : sim::human_line(r));
+        if (r.interrupted)
+            return interrupted_status;
     }
     return 0;
 }
@@ -202,77 +273,83 @@ void register_run(CLI::App& app)
     sub->add_option("--threads", a->opt.threads,
                     fmt::format("Worker threads, created back to back (at most 4096; {} on the real backends)",
                                 real::max_threads))
-        ->check(CLI::Range(1u, 4096u))
+        ->transform(whole_number(1, 4096))
         ->capture_default_str();
     sub->add_option("--seconds", a->opt.seconds,
                     fmt::format("Seconds to run: virtual on sim, wall clock (at most {}) on the real backends",
                                 real::max_seconds))
-        ->check(CLI::Range(0.001, 3600.0))
+        ->transform(real_number(0.001, 3600.0))
         ->capture_default_str();
     auto* presize = sub->add_option_function<unsigned>(
         "--presize", [a](unsigned v) { a->opt.presize = v; },
-        "prctl(PR_FUTEX_HASH_SET_SLOTS, SLOTS) before any thread exists");
+        fmt::format("prctl(PR_FUTEX_HASH_SET_SLOTS, SLOTS) before any thread exists: a power of two from 2 to {}",
+                    max_presize))
+        ->transform(whole_number(2, max_presize));
     auto* global = sub->add_flag("--global-hash", a->opt.global_hash,
                                  "prctl(PR_FUTEX_HASH_SET_SLOTS, 0) before any thread: use the global hash");
     presize->excludes(global);
-    sub->add_option("--cpus", a->cpus, "CPU affinity of every thread, as taskset: 0-31,96-127");
-    sub->add_option("--ramp-ms", a->opt.ramp_ms, "Spread thread creation over this many milliseconds")
-        ->check(CLI::Range(0.0, 3600000.0))
+    auto* cpus = sub->add_option("--cpus", a->cpus, "CPU affinity of every thread, as taskset: 0-31,96-127 (each CPU once)");
+    sub->add_option("--ramp-ms", a->opt.ramp_ms, "Spread thread creation over this many milliseconds (real backends: at most the run's length)")
+        ->transform(real_number(0.0, 3600000.0))
         ->capture_default_str();
-    auto* seed = sub->add_option("--seed", a->opt.seed, "Seed of the first run (sim only)")->capture_default_str();
+    auto* seed = sub->add_option("--seed", a->opt.seed, "Seed of the first run (sim only)")
+                     ->transform(whole_number(0, std::numeric_limits<std::uint64_t>::max()))
+                     ->capture_default_str();
     sub->add_option("--runs", a->runs, "Runs, with seeds seed, seed+1, ...")
-        ->check(CLI::Range(1u, 100000u))
+        ->transform(whole_number(1, 100000))
         ->capture_default_str();
-    sub->add_option("--interval-ms", a->opt.interval_ms, "Width of the per-interval throughput bins")
-        ->check(CLI::Range(0.1, 10000.0))
+    sub->add_option("--interval-ms", a->opt.interval_ms,
+                    fmt::format("Width of the per-interval throughput bins (at most {} bins per run)", max_bins))
+        ->transform(real_number(0.1, 10000.0))
         ->capture_default_str();
-    sub->add_option("--strategy", a->strategy,
+    auto* strategy = sub->add_option("--strategy", a->strategy,
                     "Which queued task a CPU runs next: fifo (the queue's order), random, pct, replay "
                     "(--schedule, then fifo); seeded by --seed")
         ->capture_default_str();
-    sub->add_option("--pct-depth", a->opt.strategy.pct_depth, "pct: depth d (d - 1 priority change points)")
-        ->check(CLI::Range(1u, 64u))
-        ->capture_default_str();
-    sub->add_option("--schedule", a->schedule, "Choices played first at each scheduling point, e.g. 1,0,2");
+    auto* pct_depth = sub->add_option("--pct-depth", a->opt.strategy.pct_depth,
+                                      "pct: depth d (d - 1 priority change points); --strategy pct only")
+                          ->transform(whole_number(1, 64))
+                          ->capture_default_str();
+    auto* schedule = sub->add_option("--schedule", a->schedule,
+                                     "Choices played first at each scheduling point, e.g. 1,0,2");
     sub->add_flag("--json", a->json, "One JSON object per line instead of the human line");
     auto* locks = sub->add_option("--locks", a->opt.locks, "mutex: number of locks the threads share")
-                      ->check(CLI::Range(1u, 4096u))
+                      ->transform(whole_number(1, 4096))
                       ->capture_default_str();
     auto* unlock = sub->add_option("--unlock", a->opt.unlock,
                                    "mutex: store_wake (always FUTEX_WAKE) or xchg (wake only if contended)")
                        ->check(CLI::IsMember({"store_wake", "xchg"}))
                        ->capture_default_str();
     auto* mix = sub->add_option("--mix", a->mix,
-                                "mixed-wait: shares of waits woken/timed out/mismatched")
+                                "mixed-wait: percentages of waits woken/timed out/mismatched, adding up to 100")
                     ->capture_default_str();
     auto* start = sub->add_option("--start-threads", a->opt.start_threads,
-                                  "pool-growth: threads working before the pool grows to --threads")
-                      ->check(CLI::Range(1u, 4096u))
+                                  "pool-growth: threads working before the pool grows to --threads (at most --threads)")
+                      ->transform(whole_number(1, 4096))
                       ->capture_default_str();
     auto* work = sub->add_option("--ops", a->opt.work_ops,
                                  "mutex: a fixed amount of work (lock/unlock pairs); reports work_ms")
-                     ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
-    sub->parse_complete_callback([a, locks, unlock, mix, start, work, machine, machine_file, seed, policy, kernel] {
-        a->given_flags.clear();
-        a->sim_only_flags.clear();
-        if (machine->count())
-            a->sim_only_flags.push_back("--machine");
-        if (machine_file->count())
-            a->sim_only_flags.push_back("--machine-file");
-        if (seed->count())
-            a->sim_only_flags.push_back("--seed");
+                     ->transform(whole_number(1, std::uint64_t{1} << 40));
+    // Which flags were given, for the checks in run(): those only the
+    // simulator takes, and the workload-specific ones (in the order the
+    // errors name them).
+    const std::vector<CLI::Option*> sim_only = {machine, machine_file, seed, strategy, pct_depth, schedule};
+    const std::vector<CLI::Option*> workload_specific = {work, start, mix, locks, unlock};
+    sub->parse_complete_callback([=] {
+        auto given = [](const std::vector<CLI::Option*>& options) {
+            std::vector<std::string> names;
+            for (const CLI::Option* o : options)
+                if (o->count())
+                    names.push_back(o->get_name());
+            return names;
+        };
+        a->sim_only_flags = given(sim_only);
+        a->given_flags = given(workload_specific);
+        a->pct_depth_given = pct_depth->count() > 0;
+        a->cpus_given = cpus->count() > 0;
+        a->start_given = start->count() > 0;
         a->policy_given = policy->count() > 0;
         a->kernel_given = kernel->count() > 0;
-        if (work->count())
-            a->given_flags.push_back("--ops");
-        if (start->count())
-            a->given_flags.push_back("--start-threads");
-        if (mix->count())
-            a->given_flags.push_back("--mix");
-        if (locks->count())
-            a->given_flags.push_back("--locks");
-        if (unlock->count())
-            a->given_flags.push_back("--unlock");
     });
     sub->footer(
         "Each run prints: threads, slots before any thread / after --presize / after the\n"
@@ -281,6 +358,8 @@ void register_run(CLI::App& app)
         "transient: a pivot took over 10 mean grace periods' time; never), the share of\n"
         "futex_ref_get() calls that found FR_ATOMIC, and the mean grace period.\n"
         "The same command and seed print the same bytes (JSON: apart from wall_seconds).\n"
+        "SIGINT ends a simulated run between two events: it prints what was simulated so far\n"
+        "(interrupted, with its virtual length), starts no further run and exits with status 130.\n"
         "--backend threads|kernel run the same workloads on this machine in wall-clock time, at\n"
         "most " + std::to_string(real::max_threads) + " threads and " + std::to_string(static_cast<int>(real::max_seconds)) +
         " s; SIGINT stops them, joins every thread, prints the partial\n"

@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <set>
@@ -24,8 +25,9 @@
 #include "cli/commands.h"
 #include "cli/sweep_grid.h"
 #include "model/core.h"
-#include "real/stop_signal.h"
+#include "cli/numbers.h"
 #include "sim/machine.h"
+#include "sim/stop_signal.h"
 #include "sim/workloads/workload.h"
 
 namespace futexsim::cli {
@@ -188,7 +190,6 @@ int sweep(sweep_args& a)
     }
     if (a.out.empty())
         throw usage_error("--out FILE is required");
-    real::sigint_scope sigint;
 
     const std::set<std::size_t> done_before = load_done(a.out, g);
     std::vector<std::size_t> todo;
@@ -229,7 +230,7 @@ int sweep(sweep_args& a)
             std::size_t run_index = 0;
             {
                 std::lock_guard lock(mu);
-                if (next >= todo.size() || failure || real::stop_requested())
+                if (next >= todo.size() || failure || sigint_received())
                     return;
                 run_index = todo[next++];
                 running++;
@@ -256,7 +257,7 @@ int sweep(sweep_args& a)
         }
     };
     std::vector<std::thread> pool;
-    real::with_sigint_blocked([&] {
+    with_sigint_blocked([&] {
         for (unsigned i = 0; i < std::min<std::size_t>(jobs, todo.size()); i++)
             pool.emplace_back(worker);
     });
@@ -267,9 +268,9 @@ int sweep(sweep_args& a)
         std::unique_lock lock(mu);
         bool signalled = false;
         while (!(next >= todo.size() && running == 0) && !(failure && running == 0) &&
-               !(real::stop_requested() && running == 0)) {
+               !(sigint_received() && running == 0)) {
             cv.wait_for(lock, std::chrono::milliseconds(200));
-            if (real::stop_requested() && !signalled) {
+            if (sigint_received() && !signalled) {
                 signalled = true;
                 for (pid_t pid : children)
                     kill(pid, SIGINT);
@@ -282,7 +283,7 @@ int sweep(sweep_args& a)
         t.join();
     if (failure)
         throw usage_error(*failure);
-    if (real::stop_requested()) {
+    if (sigint_received()) {
         fmt::print(stderr, "sweep: interrupted; {} of {} runs are in {} (run the same command to resume)\n",
                    finished, owned, a.out);
         return interrupted_status;
@@ -311,15 +312,17 @@ void register_sweep(CLI::App& app)
     sub->add_option("--cpus", a->cpus, "CPU lists, separated by ';' (each as taskset: 0-95); default all CPUs");
     sub->add_option("--precheck", a->prechecks, "off, on or off,on")->capture_default_str();
     sub->add_option("--seconds", a->grid.seconds, "Virtual seconds per run")
-        ->check(CLI::Range(0.001, 3600.0))
+        ->transform(real_number(0.001, 3600.0))
         ->capture_default_str();
     sub->add_option("--interval-ms", a->grid.interval_ms, "Width of the per-interval throughput bins")
-        ->check(CLI::Range(0.1, 10000.0))
+        ->transform(real_number(0.1, 10000.0))
         ->capture_default_str();
-    sub->add_option("--runs", a->grid.runs, "Runs (seeds) per cell")->check(CLI::Range(1u, 100000u))->capture_default_str();
-    sub->add_option("--seed", a->grid.seed, "Seed of each cell's first run")->capture_default_str();
+    sub->add_option("--runs", a->grid.runs, "Runs (seeds) per cell")->transform(whole_number(1, 100000))->capture_default_str();
+    sub->add_option("--seed", a->grid.seed, "Seed of each cell's first run")
+        ->transform(whole_number(0, std::numeric_limits<std::uint64_t>::max()))
+        ->capture_default_str();
     sub->add_option("--out", a->out, "JSON Lines file; runs already in it are skipped (resume)")->required();
-    sub->add_option("--jobs", a->jobs, "Runs at a time (default: every CPU)")->check(CLI::Range(1u, 1024u));
+    sub->add_option("--jobs", a->jobs, "Runs at a time (default: every CPU)")->transform(whole_number(1, 1024));
     sub->add_option("--shard", a->shard, "K/N: run only the runs whose index is K-1 modulo N")->capture_default_str();
     sub->footer(
         "Each line of --out is one run: the `run --json` object under \"run\", the cell's parameters\n"

@@ -1,10 +1,11 @@
 #include "cli/sweep_grid.h"
 
+#include "cli/numbers.h"
+
 #include <fmt/format.h>
 
 #include <bit>
-#include <charconv>
-#include <cmath>
+#include <limits>
 #include <stdexcept>
 
 namespace futexsim::cli {
@@ -24,18 +25,14 @@ std::vector<std::string> split(const std::string& text, char sep)
     }
 }
 
-// A whole decimal number, nothing before or after it.
+// A whole decimal number that fits a T (cli/numbers.h: digits only).
 template <class T>
-std::optional<T> parse_whole(const std::string& s)
+std::optional<T> whole(const std::string& s)
 {
-    T v{};
-    const auto [end, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
-    if (ec != std::errc() || end != s.data() + s.size() || s.empty())
+    const auto v = parse_whole(s);
+    if (!v || *v > std::numeric_limits<T>::max())
         return std::nullopt;
-    if constexpr (std::is_floating_point_v<T>)
-        if (!std::isfinite(v))
-            return std::nullopt;
-    return v;
+    return static_cast<T>(*v);
 }
 
 [[noreturn]] void bad(const std::string& flag, const std::string& text, const std::string& why)
@@ -128,16 +125,16 @@ std::vector<unsigned> parse_uint_grid(const std::string& flag, const std::string
     for (const std::string& item : split(text, ',')) {
         const auto parts = split(item, ':');
         if (parts.size() == 1) {
-            const auto v = parse_whole<unsigned>(item);
+            const auto v = whole<unsigned>(item);
             if (!v)
                 bad(flag, text, fmt::format("'{}' is not a whole number", item));
             out.push_back(*v);
             continue;
         }
         // FROM:TO:STEP, both ends included when the steps land on TO.
-        const auto from = parts.size() == 3 ? parse_whole<unsigned>(parts[0]) : std::nullopt;
-        const auto to = parts.size() == 3 ? parse_whole<unsigned>(parts[1]) : std::nullopt;
-        const auto step = parts.size() == 3 ? parse_whole<unsigned>(parts[2]) : std::nullopt;
+        const auto from = parts.size() == 3 ? whole<unsigned>(parts[0]) : std::nullopt;
+        const auto to = parts.size() == 3 ? whole<unsigned>(parts[1]) : std::nullopt;
+        const auto step = parts.size() == 3 ? whole<unsigned>(parts[2]) : std::nullopt;
         if (!from || !to || !step || *step == 0 || *to < *from)
             bad(flag, text, fmt::format("'{}': expected FROM:TO:STEP with FROM <= TO and STEP >= 1", item));
         if ((*to - *from) / *step >= 100000)
@@ -155,7 +152,7 @@ std::vector<double> parse_number_grid(const std::string& flag, const std::string
 {
     std::vector<double> out;
     for (const std::string& item : split(text, ',')) {
-        const auto v = parse_whole<double>(item);
+        const auto v = parse_real(item);
         if (!v || *v < 0)
             bad(flag, text, fmt::format("'{}' is not a number >= 0", item));
         out.push_back(*v);
@@ -179,7 +176,7 @@ std::vector<std::string> parse_arms(const std::string& text)
         if (a == "auto" || a == "global")
             continue;
         if (a.rfind("presize:", 0) == 0) {
-            const auto n = parse_whole<unsigned>(a.substr(8));
+            const auto n = whole<unsigned>(a.substr(8));
             if (n && *n >= 2 && std::has_single_bit(*n))
                 continue;
         }
@@ -202,8 +199,8 @@ std::vector<bool> parse_prechecks(const std::string& text)
 shard_spec parse_shard(const std::string& text)
 {
     const auto parts = split(text, '/');
-    const auto k = parts.size() == 2 ? parse_whole<unsigned>(parts[0]) : std::nullopt;
-    const auto n = parts.size() == 2 ? parse_whole<unsigned>(parts[1]) : std::nullopt;
+    const auto k = parts.size() == 2 ? whole<unsigned>(parts[0]) : std::nullopt;
+    const auto n = parts.size() == 2 ? whole<unsigned>(parts[1]) : std::nullopt;
     if (!k || !n || *n == 0 || *k == 0 || *k > *n)
         bad("--shard", text, "expected K/N with 1 <= K <= N");
     return {*k, *n};

@@ -3,11 +3,14 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
+#include <utility>
 
 #include "real/kernel_process.h"
 #include "real/run_real.h"
 #include "real/set_slots_stall.h"
 #include "sim/run.h"
+#include "sim/stop_signal.h"
 
 namespace futexsim::real {
 
@@ -44,19 +47,36 @@ calibration_report calibrate(const calibration_options& opt, const sim::machine&
     rep.hz = host.hz;
     rep.have_prctl = kernel_has_futex_hash_prctl();
 
+    // SIGINT: checked after each measurement; the row it cut short is
+    // not a measurement and is left out.
+    auto stop = [&] { return rep.interrupted = sigint_received().load(); };
+    // One run on each side, or nothing once SIGINT came.
+    auto both = [&](const sim::run_options& o) -> std::optional<std::pair<sim::run_result, sim::run_result>> {
+        sim::run_result s = sim::simulate(o);
+        if (stop())
+            return std::nullopt;
+        sim::run_result k = run_real(o, backend::kernel);
+        if (stop())
+            return std::nullopt;
+        return std::pair{std::move(s), std::move(k)};
+    };
+
     // Slots after N threads: a short wake-nowaiters run, read after the joins.
     if (rep.have_prctl)
         for (unsigned n : opt.slot_threads) {
-            const auto o = wake_run(host, n, 0.02);
-            rep.rows.push_back({fmt::format("slots after {} threads", n), "slots",
-                                static_cast<double>(sim::simulate(o).slots_end),
-                                static_cast<double>(run_real(o, backend::kernel).slots_end), ""});
+            const auto runs = both(wake_run(host, n, 0.02));
+            if (!runs)
+                return rep;
+            const auto& [s, k] = *runs;
+            rep.rows.push_back({fmt::format("slots after {} threads", n), "slots", static_cast<double>(s.slots_end),
+                                static_cast<double>(k.slots_end), ""});
         }
 
     for (unsigned n : opt.wake_threads) {
-        const auto o = wake_run(host, n, opt.seconds);
-        const sim::run_result s = sim::simulate(o);
-        const sim::run_result k = run_real(o, backend::kernel);
+        const auto runs = both(wake_run(host, n, opt.seconds));
+        if (!runs)
+            return rep;
+        const auto& [s, k] = *runs;
         rep.rows.push_back({fmt::format("wake-nowaiters, {} threads", n), "Mops/s", s.mops, k.mops, ""});
         if (n == 1) {
             rep.measured_wake_ns = k.mops > 0 ? 1e3 / k.mops : 0;
@@ -69,7 +89,11 @@ calibration_report calibrate(const calibration_options& opt, const sim::machine&
     if (rep.have_prctl)
         for (unsigned n : opt.stall_threads) {
             const stall_samples k = measure_set_slots_kernel(n, opt.samples, stall_limit_s);
+            if (stop())
+                return rep;
             const stall_samples s = measure_set_slots_sim(host, n, opt.samples, stall_limit_s, 1);
+            if (stop())
+                return rep;
             std::string note;
             if (s.ms.size() < s.wanted)
                 note = fmt::format("sim: {} of {} completed in {} s{}", s.ms.size(), s.wanted, stall_limit_s,
@@ -94,6 +118,8 @@ std::string calibration_table(const calibration_report& r)
         out += fmt::format("{:<36} {:>7} {:>12.4g} {:>12.4g} {:>9}  {}\n", row.what, row.unit, row.sim, row.real,
                            ratio, row.note);
     }
+    if (r.interrupted)
+        out += "interrupted by SIGINT: the rows above are those measured before it\n";
     if (!r.have_prctl)
         out += "no prctl(PR_FUTEX_HASH) on this kernel (Linux 6.17 or later): slot and SET_SLOTS rows left out\n";
     out += fmt::format("one FUTEX_WAKE (1 thread): real {:.0f} ns, sim {:.0f} ns; CONFIG_HZ={}\n", r.measured_wake_ns,

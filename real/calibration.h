@@ -32,10 +32,13 @@ struct calibration_report {
     double suggested_syscall_ns = 0;  // entry + exit that would make them agree
     unsigned hz = 0;                  // CONFIG_HZ the preset read
     bool have_prctl = false;
+    // SIGINT came: `rows` are those measured before it (the row it cut
+    // short is left out).
+    bool interrupted = false;
 };
 
-// Throws std::invalid_argument when the kernel has no PR_FUTEX_HASH for the
-// rows that need it (they are left out with a note instead).
+// Rows that need PR_FUTEX_HASH are left out on a kernel without it (with a
+// note). SIGINT ends it after the rows measured so far (`interrupted`).
 calibration_report calibrate(const calibration_options& opt, const sim::machine& host);
 
 std::string calibration_table(const calibration_report& r);

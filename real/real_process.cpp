@@ -8,7 +8,7 @@
 #include <stdexcept>
 
 #include "real/limits.h"
-#include "real/stop_signal.h"
+#include "sim/stop_signal.h"
 
 namespace futexsim::real {
 
@@ -117,10 +117,16 @@ void real_process::join_all()
     }
 }
 
+bool real_process::should_stop() const
+{
+    return stop_requested().load(std::memory_order_relaxed) ||
+           (run_over_ && run_over_->load(std::memory_order_relaxed));
+}
+
 void real_process::sys_nanosleep(std::int64_t ns)
 {
     const auto until = std::chrono::steady_clock::now() + std::chrono::nanoseconds(ns);
-    while (!stop_requested().load(std::memory_order_relaxed)) {
+    while (!should_stop()) {
         const auto left = until - std::chrono::steady_clock::now();
         if (left <= std::chrono::nanoseconds::zero())
             return;
@@ -140,7 +146,7 @@ void real_process::user_work(std::int64_t ns)
         return;
     }
     const std::int64_t until = now_ns() + ns;
-    while (now_ns() < until)
+    while (now_ns() < until && !should_stop())
         cpu_relax();
 }
 

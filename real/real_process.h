@@ -36,9 +36,13 @@ public:
     // Refuses the thread past limits.h's cap (std::length_error).
     void spawn_thread(std::string name, std::vector<unsigned> cpus, std::function<void()> body) override;
     void join_all() override;
-    // A sleep that ends early when a stop was requested (SIGINT).
+    // A sleep, and user work of a microsecond or more (a --ramp-ms gap),
+    // end early when a stop was requested (SIGINT) or the run is ending
+    // (stop_waits_on()): a long ramp must not keep the run alive.
     void sys_nanosleep(std::int64_t ns) override;
     void user_work(std::int64_t ns) override;
+    // Also end those waits once `*run_over` is set (the run's `stopping`).
+    void stop_waits_on(const std::atomic<bool>* run_over) { run_over_ = run_over; }
     std::int64_t now_ns() override;
     double random_uniform() override;
 
@@ -68,6 +72,8 @@ private:
     std::atomic<unsigned> live_{0};
     std::exception_ptr error_;
     std::chrono::steady_clock::time_point start_;
+    const std::atomic<bool>* run_over_ = nullptr;
+    bool should_stop() const;
 };
 
 }  // namespace futexsim::real

@@ -12,7 +12,7 @@
 
 #include "real/kernel_process.h"
 #include "real/limits.h"
-#include "real/stop_signal.h"
+#include "sim/stop_signal.h"
 #include "real/threads_process.h"
 #include "sim/workloads/workload.h"
 
@@ -126,8 +126,9 @@ sim::run_result run_real(const sim::run_options& opt, backend b)
     if (!have_prctl)
         r.warnings.push_back("no prctl(PR_FUTEX_HASH) on this kernel (before 6.17): slots are -1");
 
-    sim::op_counter ops(*proc, opt.interval_ms, opt.seconds);
+    sim::op_counter ops(*proc, opt.interval_ms, opt.seconds, /*window_only=*/true);
     sim::workload_context ctx{*proc, opt, ops, opt.cpus};
+    proc->stop_waits_on(&ctx.stopping);
     r.slots_start = slots();
     if (opt.global_hash || opt.presize) {
         const int ret = proc->sys_prctl_futex_hash(model::PR_FUTEX_HASH_SET_SLOTS, opt.global_hash ? 0 : *opt.presize);
@@ -140,13 +141,10 @@ sim::run_result run_real(const sim::run_options& opt, backend b)
     auto snapshot = [&] {
         std::lock_guard lock(result_mu);
         const double elapsed = static_cast<double>(proc->now_ns()) / 1e9;
-        r.interrupted = stop_requested().load();
+        r.interrupted = sigint_received().load();
         if (r.interrupted || (opt.work_ops && ctx.work_done_at.load() >= 0))
             r.seconds = std::min(opt.seconds, elapsed);
-        sim::fill_throughput(r, ctx, ops, r.seconds, slots());
-        const auto bins_run = static_cast<std::size_t>(std::ceil(r.seconds * 1e3 / opt.interval_ms));
-        if (r.per_interval_mops.size() > bins_run)
-            r.per_interval_mops.resize(bins_run);  // a run that ended early
+        sim::fill_throughput(r, ctx, ops, r.seconds, slots());  // a run that ended early has fewer bins
         if (tp) {
             const threads_pivot_stats p = tp->env().pivots();
             r.ref_get_percpu = p.ref_get_percpu;

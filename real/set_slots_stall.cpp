@@ -9,7 +9,7 @@
 
 #include "model/futex.h"
 #include "real/kernel_process.h"
-#include "real/stop_signal.h"
+#include "sim/stop_signal.h"
 #include "sim/process.h"
 
 namespace futexsim::real {
@@ -72,8 +72,11 @@ stall_samples measure_set_slots_kernel(unsigned wakers, unsigned samples, double
     std::thread limit;
     with_sigint_blocked([&] {
         limit = std::thread([&] {
+            // Also on SIGINT, looked at every 5 ms (the handler cannot notify).
+            const auto until = std::chrono::steady_clock::now() + std::chrono::duration<double>(limit_s);
             std::unique_lock lock(mu);
-            cv.wait_for(lock, std::chrono::duration<double>(limit_s), [&] { return done; });
+            while (!done && !sigint_received().load() && std::chrono::steady_clock::now() < until)
+                cv.wait_for(lock, std::chrono::milliseconds(5));
             stopping = true;
         });
     });
@@ -111,6 +114,7 @@ stall_samples measure_set_slots_sim(const sim::machine& mach, unsigned wakers, u
     proc.eng().spawn("main", cpus, [&] {
         run_scenario(proc, cpus, wakers, samples, stopping, out, [&] { return proc.eng().now() < limit; });
     }, 0);
+    proc.eng().set_interrupt(&sigint_received());  // the caller sees it and drops the row
     proc.eng().run_until(limit);
     const stall_samples measured = out;  // what the drain below adds is past the limit
     // Out of time with a SET_SLOTS still blocked: stop the wakers so that

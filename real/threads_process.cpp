@@ -5,7 +5,7 @@
 #include "model/fork.h"
 #include "model/requeue.h"
 #include "model/waitwake.h"
-#include "real/stop_signal.h"
+#include "sim/stop_signal.h"
 
 namespace futexsim::real {
 

@@ -4,6 +4,8 @@
 
 #include <urcu/call-rcu.h>
 
+#include "sim/stop_signal.h"
+
 // TSan cannot see the ordering sys_membarrier() gives liburcu's readers and
 // grace periods, and liburcu itself is not instrumented. Tell it what RCU
 // guarantees: everything before a read-side section's end, and before a
@@ -92,7 +94,11 @@ void call(void (*fn)(void*), void* arg)
     ensure_registered();  // call_rcu() wants a registered caller
     auto* d = new deferred{{}, fn, arg};
     order_before_grace_period();
-    urcu_memb_call_rcu(&d->head, run_deferred);
+    // The first call creates liburcu's call_rcu thread, which inherits this
+    // thread's signal mask: with SIGINT blocked, SIGINT always lands on the
+    // main thread (under TSan a signal taken by a thread asleep in a raw
+    // futex syscall waits there, and the run never hears of it).
+    with_sigint_blocked([&] { urcu_memb_call_rcu(&d->head, run_deferred); });
 }
 
 void barrier()

@@ -73,6 +73,13 @@ task& engine::spawn(std::string name, std::vector<unsigned> allowed, std::functi
     ref.fib = ctx::fiber(std::allocator_arg, ctx::fixedsize_stack(cfg_.stack_bytes),
                          [this, &ref](ctx::fiber&& eng) {
                              engine_fiber_ = std::move(eng);
+                             // Torn down before it ever ran (a run ended by
+                             // SIGINT at its start): Boost's ucontext fibers
+                             // (the ASan build) enter the function to unwind
+                             // it, and the body would run against what the
+                             // caller has already destroyed.
+                             if (tearing_down_)
+                                 return std::move(engine_fiber_);
                              try {
                                  ref.body();
                              } catch (const ctx::detail::forced_unwind&) {
@@ -471,6 +478,10 @@ void engine::on_tick(std::int64_t k)
 void engine::run_until(vtime until)
 {
     while (!queue_.empty()) {
+        if (interrupt_ && interrupt_->load(std::memory_order_relaxed)) {
+            interrupted_ = true;
+            return;  // now() stays where the run got to
+        }
         const event ev = queue_.top();
         if (ev.t > until)
             break;

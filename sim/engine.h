@@ -11,6 +11,7 @@
 #include <boost/context/fiber.hpp>
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <deque>
 #include <exception>
@@ -148,8 +149,13 @@ public:
     bool tearing_down() const { return tearing_down_; }
 
     // --- the loop ---------------------------------------------------------
-    // Runs until `until` or until no task is left that can run.
+    // Runs until `until` or until no task is left that can run, or, once
+    // `*flag` is set (SIGINT), returns before the next event with now()
+    // where the run got to and interrupted() true. Nothing in the model can
+    // see the flag, so a run that is not interrupted is unchanged by it.
     void run_until(vtime until);
+    void set_interrupt(const std::atomic<bool>* flag) { interrupt_ = flag; }
+    bool interrupted() const { return interrupted_; }
     void schedule_line_free(cache_line& line, vtime at);
     // Run `fn` on the engine stack at `at` (timers, RCU's grace-period machinery).
     void schedule_callback(vtime at, std::function<void()> fn);
@@ -202,6 +208,8 @@ private:
     vtime horizon_ = 0;
     std::uint64_t seq_ = 0;
     std::uint64_t events_ = 0;
+    const std::atomic<bool>* interrupt_ = nullptr;
+    bool interrupted_ = false;
     std::uint64_t trace_hash_ = 0xcbf29ce484222325ull;
     std::priority_queue<event, std::vector<event>, std::greater<event>> queue_;
     std::vector<std::unique_ptr<task>> tasks_;

@@ -7,11 +7,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
-#include <sstream>
 #include <stdexcept>
 
 namespace futexsim::sim {
@@ -35,12 +35,17 @@ std::vector<cpu_topology> build_topology(const topology_shape& s)
         throw std::invalid_argument("topology: every count must be at least 1");
     if (s.dies_per_socket % s.nodes_per_socket != 0 && s.nodes_per_socket % s.dies_per_socket != 0)
         throw std::invalid_argument("topology: nodes_per_socket and dies_per_socket must divide");
+    // In 64 bits: four counts of up to 8192 each multiply past 32 bits.
+    const std::uint64_t wide_total = std::uint64_t{s.sockets} * s.dies_per_socket * s.cores_per_die *
+                                     s.threads_per_core;
+    if (wide_total > 8192)
+        throw std::invalid_argument(fmt::format(
+            "topology: {} logical CPUs (sockets x dies_per_socket x cores_per_die x threads_per_core); at most 8192",
+            wide_total));
     const unsigned cores_per_socket = s.dies_per_socket * s.cores_per_die;
     if (cores_per_socket % s.nodes_per_socket != 0)
         throw std::invalid_argument("topology: cores per socket must split evenly into nodes");
-    const unsigned total = s.sockets * cores_per_socket * s.threads_per_core;
-    if (total > 8192)
-        throw std::invalid_argument("topology: more than 8192 logical CPUs");
+    const auto total = static_cast<unsigned>(wide_total);
 
     std::vector<cpu_topology> cpus;
     cpus.reserve(total);
@@ -164,6 +169,47 @@ double number(const nlohmann::json& j, const char* key, double fallback, double 
     if (!(v >= lo && v <= hi))
         throw std::invalid_argument(fmt::format("machine file: '{}' = {} is outside [{}, {}]", key, v, lo, hi));
     return v;
+}
+
+// A count (CPUs, HZ, jiffies): a number with no fraction, which is refused
+// rather than truncated.
+unsigned whole(const nlohmann::json& j, const char* key, unsigned fallback, unsigned lo, unsigned hi)
+{
+    const double v = number(j, key, fallback, lo, hi);
+    if (v != std::floor(v))
+        throw std::invalid_argument(fmt::format("machine file: '{}' = {} must be a whole number", key, v));
+    return static_cast<unsigned>(v);
+}
+
+std::string text(const nlohmann::json& j, const char* key, const std::string& fallback)
+{
+    if (!j.contains(key))
+        return fallback;
+    if (!j[key].is_string())
+        throw std::invalid_argument(fmt::format("machine file: '{}' must be a string", key));
+    return j[key].get<std::string>();
+}
+
+// An object whose keys are all in `known`; `what` names it in the message.
+void check_fields(const nlohmann::json& j, const std::string& what, const std::set<std::string>& known)
+{
+    if (!j.is_object())
+        throw std::invalid_argument(fmt::format("machine file: {} must be an object", what));
+    for (const auto& [key, _] : j.items())
+        if (!known.count(key)) {
+            std::string valid;
+            for (const auto& k : known)
+                valid += (valid.empty() ? "" : ", ") + k;
+            throw std::invalid_argument(
+                fmt::format("machine file: unknown field '{}' in {} (valid: {})", key, what, valid));
+        }
+}
+
+void require_fields(const nlohmann::json& j, const std::string& what, const std::vector<const char*>& keys)
+{
+    for (const char* key : keys)
+        if (!j.contains(key))
+            throw std::invalid_argument(fmt::format("machine file: {} needs '{}'", what, key));
 }
 
 }  // namespace
@@ -325,7 +371,7 @@ machine load_machine_file(const std::string& path)
     nlohmann::json j;
     try {
         j = nlohmann::json::parse(in);
-    } catch (const nlohmann::json::parse_error& e) {
+    } catch (const nlohmann::json::exception& e) {  // bad syntax, or a number no double holds
         throw std::invalid_argument(fmt::format("machine file '{}' is not JSON: {}", path, e.what()));
     }
     if (!j.is_object())
@@ -339,9 +385,9 @@ machine load_machine_file(const std::string& path)
             throw std::invalid_argument(fmt::format("machine file: unknown field '{}'", key));
 
     machine m;
-    m.name = j.value("name", std::string("custom"));
-    m.description = j.value("description", std::string("from ") + path);
-    const std::string arch = j.value("arch", std::string("x86"));
+    m.name = text(j, "name", "custom");
+    m.description = text(j, "description", "from " + path);
+    const std::string arch = text(j, "arch", "x86");
     if (arch == "x86")
         m.arch = atomic_arch::x86;
     else if (arch == "arm64-lse")
@@ -349,7 +395,7 @@ machine load_machine_file(const std::string& path)
     else
         throw std::invalid_argument(fmt::format("machine file: arch '{}' (valid: x86, arm64-lse)", arch));
 
-    const std::string arb = j.value("arbitration", std::string("fifo"));
+    const std::string arb = text(j, "arbitration", "fifo");
     if (arb == "fifo")
         m.arbitration = line_arbitration::fifo;
     else if (arb == "nearest")
@@ -360,14 +406,17 @@ machine load_machine_file(const std::string& path)
     if (!j.contains("topology") || !j["topology"].is_object())
         throw std::invalid_argument("machine file: 'topology' object is required");
     const auto& t = j["topology"];
-    auto count = [&](const char* key) {
-        return static_cast<unsigned>(number(t, key, 1, 1, 8192));
-    };
+    static const std::vector<const char*> shape = {"sockets", "dies_per_socket", "nodes_per_socket",
+                                                   "cores_per_die", "threads_per_core"};
+    check_fields(t, "'topology'", {shape.begin(), shape.end()});
+    require_fields(t, "'topology'", shape);
+    auto count = [&](const char* key) { return whole(t, key, 1, 1, 8192); };
     m.cpus = build_topology({count("sockets"), count("dies_per_socket"), count("nodes_per_socket"),
                              count("cores_per_die"), count("threads_per_core")});
 
     if (j.contains("transfer_ns")) {
         const auto& x = j["transfer_ns"];
+        check_fields(x, "'transfer_ns'", {"smt_sibling", "same_die", "other_die", "per_die_hop", "other_socket"});
         m.transfer_ns.smt_sibling = number(x, "smt_sibling", m.transfer_ns.smt_sibling, 0, 10000);
         m.transfer_ns.same_die = number(x, "same_die", m.transfer_ns.same_die, 0, 10000);
         m.transfer_ns.other_die = number(x, "other_die", m.transfer_ns.other_die, 0, 10000);
@@ -382,7 +431,7 @@ machine load_machine_file(const std::string& path)
     m.snoop_leg_fraction = number(j, "snoop_leg_fraction", m.snoop_leg_fraction, 0, 1);
     m.timing_jitter = number(j, "timing_jitter", m.timing_jitter, 0, 0.9);
     m.kernel_step_ns = number(j, "kernel_step_ns", m.kernel_step_ns, 0, 1000);
-    m.hz = static_cast<unsigned>(number(j, "hz", m.hz, 100, 10000));
+    m.hz = whole(j, "hz", m.hz, 100, 10000);
     if (j.contains("rcu_preemptible")) {
         if (!j["rcu_preemptible"].is_boolean())
             throw std::invalid_argument("machine file: 'rcu_preemptible' must be true or false");
@@ -393,8 +442,7 @@ machine load_machine_file(const std::string& path)
             throw std::invalid_argument("machine file: 'preempt_full' must be true or false");
         m.preempt_full = j["preempt_full"].get<bool>();
     }
-    m.rcu_fqs_jiffies = static_cast<unsigned>(
-        number(j, "rcu_fqs_jiffies", kernel_default_fqs_jiffies(m.hz, m.num_cpus()), 1, 1000));
+    m.rcu_fqs_jiffies = whole(j, "rcu_fqs_jiffies", kernel_default_fqs_jiffies(m.hz, m.num_cpus()), 1, 1000);
     m.syscall_entry_ns = number(j, "syscall_entry_ns", m.syscall_entry_ns, 0, 1e6);
     m.syscall_exit_ns = number(j, "syscall_exit_ns", m.syscall_exit_ns, 0, 1e6);
     m.clone_ns = number(j, "clone_ns", m.clone_ns, 0, 1e9);
@@ -405,10 +453,11 @@ machine load_machine_file(const std::string& path)
             throw std::invalid_argument("machine file: 'idle_states' must be a list of "
                                         "{name, exit_latency_us, target_residency_us}");
         for (const auto& st : j["idle_states"]) {
-            if (!st.is_object())
-                throw std::invalid_argument("machine file: each of 'idle_states' must be an object");
+            const std::string what = fmt::format("'idle_states'[{}]", m.idle_states.size());
+            check_fields(st, what, {"name", "exit_latency_us", "target_residency_us"});
+            require_fields(st, what, {"exit_latency_us", "target_residency_us"});
             idle_state is;
-            is.name = st.value("name", std::string("C") + std::to_string(m.idle_states.size() + 1));
+            is.name = text(st, "name", "C" + std::to_string(m.idle_states.size() + 1));
             is.exit_latency_ns = 1e3 * number(st, "exit_latency_us", 0, 0, 1e6);
             is.target_residency_ns = 1e3 * number(st, "target_residency_us", 0, 0, 1e7);
             if (!m.idle_states.empty() && is.target_residency_ns < m.idle_states.back().target_residency_ns)
@@ -423,37 +472,41 @@ machine load_machine_file(const std::string& path)
 
 std::vector<unsigned> parse_cpu_list(const std::string& list, unsigned num_cpus)
 {
+    // Every element must be there and name CPUs once: "0-1," and "0,0-3"
+    // are more likely typos than requests.
+    if (list.empty())
+        throw std::invalid_argument("empty CPU list (give CPUs, e.g. 0-3,8)");
     std::vector<unsigned> out;
-    std::stringstream ss(list);
-    std::string part;
     auto parse_num = [&](const std::string& s) {
-        if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos)
-            throw std::invalid_argument(fmt::format("bad CPU list '{}': '{}' is not a CPU number", list, s));
+        if (s.empty() || s.size() > 9 || s.find_first_not_of("0123456789") != std::string::npos)
+            throw std::invalid_argument(fmt::format("bad CPU list '{}': '{}' is not a CPU number (0-{})", list, s,
+                                                    num_cpus - 1));
         const unsigned long v = std::stoul(s);
         if (v >= num_cpus)
             throw std::invalid_argument(
                 fmt::format("CPU {} in '{}' does not exist (this machine has CPUs 0-{})", v, list, num_cpus - 1));
         return static_cast<unsigned>(v);
     };
-    while (std::getline(ss, part, ',')) {
+    std::size_t from = 0;
+    while (true) {
+        const std::size_t comma = list.find(',', from);
+        const std::string part = list.substr(from, comma == std::string::npos ? comma : comma - from);
         if (part.empty())
             throw std::invalid_argument(fmt::format("bad CPU list '{}': empty element", list));
         const auto dash = part.find('-');
-        if (dash == std::string::npos) {
-            out.push_back(parse_num(part));
-            continue;
-        }
         const unsigned lo = parse_num(part.substr(0, dash));
-        const unsigned hi = parse_num(part.substr(dash + 1));
+        const unsigned hi = dash == std::string::npos ? lo : parse_num(part.substr(dash + 1));
         if (lo > hi)
             throw std::invalid_argument(fmt::format("bad CPU list '{}': range {} is backwards", list, part));
         for (unsigned c = lo; c <= hi; c++)
             out.push_back(c);
+        if (comma == std::string::npos)
+            break;
+        from = comma + 1;
     }
-    if (out.empty())
-        throw std::invalid_argument("empty CPU list");
     std::sort(out.begin(), out.end());
-    out.erase(std::unique(out.begin(), out.end()), out.end());
+    if (const auto dup = std::adjacent_find(out.begin(), out.end()); dup != out.end())
+        throw std::invalid_argument(fmt::format("bad CPU list '{}': CPU {} is listed twice", list, *dup));
     return out;
 }
 

@@ -135,6 +135,8 @@ std::string json_line(const run_result& r)
     j["mean_grace_period_ms"] = r.mean_gp_ms;
     j["events"] = r.events;
     j["trace_hash"] = fmt::format("{:016x}", r.trace_hash);
+    if (r.interrupted)  // only then, so that every other run prints the bytes it always did
+        j["interrupted"] = true;
     j["warnings"] = r.warnings;
     return with_tail(r, j);
 }

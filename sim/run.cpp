@@ -2,11 +2,13 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <numeric>
 #include <optional>
 #include <stdexcept>
 
 #include "sim/process.h"
+#include "sim/stop_signal.h"
 #include "sim/workloads/workload.h"
 
 namespace futexsim::sim {
@@ -99,14 +101,26 @@ run_result simulate(const run_options& opt)
         r.slots_end = proc.sys_prctl_futex_hash(model::PR_FUTEX_HASH_GET_SLOTS, 0);
     }, 0);
 
+    // SIGINT ends the run between two events: the result is then that of
+    // the virtual time simulated so far.
+    eng.set_interrupt(&sigint_received());
     eng.run_until(static_cast<vtime>(opt.seconds * 1e9));
+    if (eng.interrupted()) {
+        r.interrupted = true;
+        r.seconds = static_cast<double>(eng.now()) / 1e9;
+    }
 
     // The measured run ends here; then the threads stop and are joined, and
     // slots_end is read after the joins, as the original tool does.
     const pivot_stats p = proc.pivots();
     const auto* fph_now = proc.mm().futex_phash.v;
     const int slots_now = fph_now && fph_now->hash_mask ? static_cast<int>(fph_now->hash_mask + 1) : 0;
-    fill_throughput(r, ctx, ops, opt.seconds, slots_now);
+    fill_throughput(r, ctx, ops, r.seconds, slots_now);
+    if (r.interrupted) {
+        // Only the bins the run got into.
+        const auto bins_run = static_cast<std::size_t>(std::ceil(r.seconds * 1e3 / opt.interval_ms));
+        r.per_interval_mops.resize(std::min(r.per_interval_mops.size(), bins_run));
+    }
     r.ref_get_percpu = p.ref_get_percpu;
     r.ref_get_atomic = p.ref_get_atomic;
     r.pivots_requested = p.pivots_requested;
@@ -118,12 +132,17 @@ run_result simulate(const run_options& opt)
     r.grace_periods = proc.rcu().completed();
     const auto& d = proc.rcu().gp_durations();
     r.mean_gp_ms = d.empty() ? 0 : static_cast<double>(std::accumulate(d.begin(), d.end(), vtime{0})) / static_cast<double>(d.size()) / 1e6;
-    r.outcome = classify(r, opt.seconds);
+    r.outcome = classify(r, r.seconds);
     ctx.stopping = true;
-    eng.run_until(static_cast<vtime>(opt.seconds * 1e9) + max_drain_ns);
+    if (!r.interrupted)  // interrupted: no drain, slots_end is what it was
+        eng.run_until(static_cast<vtime>(opt.seconds * 1e9) + max_drain_ns);
+    else
+        r.slots_end = slots_now;
     r.events = eng.events_processed();
     r.trace_hash = eng.trace_hash();
     r.warnings = proc.env().warnings;
+    if (r.interrupted)
+        r.warnings.push_back("interrupted by SIGINT");
     r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     return r;
 }

@@ -42,7 +42,7 @@ struct run_result {
     // "sim", or a real backend ("threads", "kernel"): which fields mean
     // something (report.cpp leaves out the rest, docs/backends.md).
     std::string backend = "sim";
-    bool interrupted = false;  // a real run cut short by SIGINT
+    bool interrupted = false;  // cut short by SIGINT: `seconds` is how far it got
     std::string machine, policy, workload;
     bool precheck = false;
     std::string kernel;

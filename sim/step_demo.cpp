@@ -3,6 +3,7 @@
 #include <fmt/format.h>
 #include <fmt/ostream.h>
 
+#include <algorithm>
 #include <utility>
 
 #include "sim/step_process.h"
@@ -27,6 +28,12 @@ const char* state_name(step_process& p)
 int run_step_demo(const step_demo_options& opt, std::ostream& out)
 {
     step_process p(opt.cpus);
+    // The script's CPUs: 7 holds the reference, 3 runs other operations,
+    // 12 drops it; a machine with fewer CPUs uses ones it has (the drop
+    // still on another CPU than the get, which is the point).
+    const unsigned holder = std::min(7u, opt.cpus - 1);
+    const unsigned other = std::min(3u, holder - 1);
+    const unsigned dropper = opt.cpus > 12 ? 12 : (holder + 1) % opt.cpus;
     int step = 0;
     auto say = [&](const std::string& what) { fmt::print(out, "{:3}  {}\n", ++step, what); };
     // A pool's clones repeat the same request; print each size once.
@@ -60,10 +67,10 @@ int run_step_demo(const step_demo_options& opt, std::ostream& out)
     say("grace period ends");
     p.env.end_grace_period();
 
-    // A worker on CPU 7 enters a futex syscall and holds its reference.
-    p.env.set_cpu(7);
+    // A worker enters a futex syscall and holds its reference.
+    p.env.set_cpu(holder);
     auto* held = model::futex_private_hash(&p.mm);
-    say("CPU 7: a futex operation takes a reference and is still inside the syscall");
+    say(fmt::format("CPU {}: a futex operation takes a reference and is still inside the syscall", holder));
     status();
 
     say(fmt::format("clone() threads 2..{}: each asks for a hash sized to the thread count",
@@ -79,19 +86,19 @@ int run_step_demo(const step_demo_options& opt, std::ostream& out)
         status();
     }
 
-    say("CPU 3: another futex operation: gets and puts on the shared atomic");
-    p.env.set_cpu(3);
+    say(fmt::format("CPU {}: another futex operation: gets and puts on the shared atomic", other));
+    p.env.set_cpu(other);
     if (auto* fph = model::futex_private_hash(&p.mm))
         model::futex_private_hash_put(fph);
     status();
 
-    say("CPU 12: the reference taken on CPU 7 is dropped here");
-    p.env.set_cpu(12);
+    say(fmt::format("CPU {}: the reference taken on CPU {} is dropped here", dropper, holder));
+    p.env.set_cpu(dropper);
     model::futex_private_hash_put(held);
     status();
 
-    say("CPU 3: the next futex operation finds the hash dead and pivots");
-    p.env.set_cpu(3);
+    say(fmt::format("CPU {}: the next futex operation finds the hash dead and pivots", other));
+    p.env.set_cpu(other);
     if (auto* fph = model::futex_private_hash(&p.mm))
         model::futex_private_hash_put(fph);
     status();

@@ -2,13 +2,24 @@
 // same arithmetic whichever backend ran the workload.
 #include "sim/workloads/workload.h"
 
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
 namespace futexsim::sim {
 
 void fill_throughput(run_result& r, const workload_context& ctx, const op_counter& ops, double seconds,
                      int slots_now)
 {
     const double interval_ms = r.interval_ms;
-    const std::vector<std::uint64_t> bins = ops.bins();
+    std::vector<std::uint64_t> bins = ops.bins();
+    if (ops.window_only()) {
+        // A real run: the bins of the run (one cut short by SIGINT or by
+        // finished work has fewer) and the operations are those in them,
+        // read once, so that a thread still counting cannot make them differ.
+        const auto run_bins = static_cast<std::size_t>(std::ceil(seconds * 1e3 / interval_ms));
+        bins.resize(std::min(bins.size(), run_bins));
+    }
     if (ctx.work_done_at >= 0)
         r.work_ms = static_cast<double>(ctx.work_done_at) / 1e6;
     for (std::size_t i = 0; i < ctx.phases.size(); i++) {
@@ -28,8 +39,8 @@ void fill_throughput(run_result& r, const workload_context& ctx, const op_counte
         ph.mops = ph.end_ms > ph.start_ms ? ops_in / ((ph.end_ms - ph.start_ms) * 1e3) : 0;
         r.phases.push_back(ph);
     }
-    r.ops = ops.total();
-    r.mops = static_cast<double>(r.ops) / seconds / 1e6;
+    r.ops = ops.window_only() ? std::accumulate(bins.begin(), bins.end(), std::uint64_t{0}) : ops.total();
+    r.mops = seconds > 0 ? static_cast<double>(r.ops) / seconds / 1e6 : 0;  // 0: interrupted at once
     for (auto b : bins)
         r.per_interval_mops.push_back(static_cast<double>(b) / (interval_ms * 1e3));
 }

@@ -26,17 +26,27 @@ using vtime = std::int64_t;
 // when asked.
 class op_counter {
 public:
-    op_counter(workload_process& p, double interval_ms, double seconds);
+    // What the run counts: on the simulator every operation (the measured
+    // run ends at `seconds` exactly, when the figures are read); on a real
+    // backend (`window_only`) only those before `seconds` on the process's
+    // clock, since its threads keep going until the watchdog has read the
+    // figures, later by however long the machine took to get to it: the
+    // operations are then exactly those in the bins.
+    op_counter(workload_process& p, double interval_ms, double seconds, bool window_only = false);
     void count() // one completed operation, at the calling thread's time
     {
         shard& s = my_shard();
-        const auto bin = static_cast<std::size_t>(proc_.now_ns() / interval_ns_);
+        const std::int64_t now = proc_.now_ns();
+        if (window_only_ && now >= window_ns_)
+            return;
+        const auto bin = static_cast<std::size_t>(now / interval_ns_);
         if (bin < s.bins.size())
             bump(s.bins[bin]);
         bump(s.total);
     }
     std::uint64_t total() const;
     std::vector<std::uint64_t> bins() const;
+    bool window_only() const { return window_only_; }
 
 private:
     struct alignas(64) shard {
@@ -51,6 +61,8 @@ private:
 
     workload_process& proc_;
     std::int64_t interval_ns_;
+    bool window_only_;
+    std::int64_t window_ns_;
     std::size_t nbins_;
     std::uint64_t id_;  // tells this counter's shards from an earlier counter's
     mutable std::mutex mu_;

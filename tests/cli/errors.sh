@@ -3,10 +3,13 @@
 set -u
 bin="$1"
 fail=0
+# Under ASan the first fiber switch prints a warning on stderr: not ours.
+asan_noise='WARNING: ASan doesn.t fully support makecontext/swapcontext'
 check() {
     local expect="$1"; shift
     local err rc
     err=$("$bin" "$@" 2>&1 >/dev/null); rc=$?
+    err=$(printf '%s\n' "$err" | grep -v "$asan_noise")
     local lines
     lines=$(printf '%s\n' "$err" | wc -l)
     if [ "$rc" -ne 2 ] || [ "$lines" -ne 1 ] || [[ "$err" != *"$expect"* ]]; then
@@ -36,7 +39,8 @@ check "--threads" run --threads 5000
 check "--seconds" run --seconds 0
 check "--unlock" run --workload mutex --unlock maybe
 check "--machine-file" run --machine-file /nonexistent.json
-check "--cpus" demo --cpus 1
+check "--cpus: '1' is not a whole number from 5 to 4096" demo --cpus 1
+check "--cpus: '4'" demo --cpus 4
 check "--strategy 'bogus'" run --strategy bogus
 check "--pct-depth" run --pct-depth 0
 check "--schedule '1,,2'" run --schedule 1,,2
@@ -64,12 +68,116 @@ check "unknown policy 'nope'" run --backend threads --policy nope
 check "--samples" calibrate --samples 5
 check "--wake-threads" calibrate --wake-threads 0
 check "--stall-threads" calibrate --stall-threads 2000
+# Numbers are read strictly: decimal, finite, in range, no wrap (issue 12).
+check "--interval-ms: 'nan' is not a number from 0.1 to 10000" run --backend kernel --threads 4 --seconds 0.05 --interval-ms nan
+check "--interval-ms: 'nan'" run --backend threads --threads 4 --seconds 0.05 --interval-ms nan
+check "--interval-ms: 'nan'" run --interval-ms nan
+check "--seconds: 'nan' is not a number from 0.001 to 3600" run --seconds nan
+check "--seconds: 'inf'" run --seconds inf
+check "--seconds: '1e400'" run --seconds 1e400
+check "--seconds: 'nan' is not a number from 0.05 to 10" calibrate --seconds nan
+check "--ramp-ms: 'nan'" run --ramp-ms nan
+check "--ramp-ms: 'nan'" run --backend threads --ramp-ms nan
+check "--seed: '-1' is not a whole number from 0 to 18446744073709551615" run --seed -1
+check "--seed: '99999999999999999999'" run --seed 99999999999999999999
+check "--seed: '' is not a whole number" run --seed ''
+check "the runs' seeds would pass 18446744073709551615" run --runs 3 --seed 18446744073709551615
+check "--seed: '-1'" replay --case C.K0:1/W0 --seed -1
+check "--bound-gps: '-1' is not a whole number from 0 to 1000000" replay --case C.K0:1/W0 --bound-gps -1
+check "--threads: '0x10' is not a whole number from 1 to 4096" run --threads 0x10
+check "--threads: '1.0'" run --threads 1.0
+check "--steps: '1e3'" replay --case W0 --steps 1e3
+check "--cpus: '99999999999999999999'" demo --cpus 99999999999999999999
+check "--wake-threads: '-2'" calibrate --wake-threads -2
+# CPU lists: every element there, every CPU once, no wrap.
+check "'99999999999999999999' is not a CPU number" run --cpus 99999999999999999999
+check "empty CPU list" run --cpus ''
+check "empty element" run --cpus 0-1,
+check "empty element" run --cpus 0,,1
+check "CPU 2 is listed twice" run --cpus 0-3,2
+check "CPU 1 is listed twice" run --backend threads --cpus 1,1
+# Hash sizes the model and the kernel can allocate.
+check "--presize: '33554432' is not a whole number from 2 to 1048576" run --presize 33554432
+check "--presize: '2147483648'" run --presize 2147483648
+check "--presize: '16777216'" run --presize 16777216
+check "--presize: '33554432'" run --backend threads --presize 33554432
+check "power of two from 2 to 1048576" run --presize 96
+# Shares, pools and flags that do not apply.
+check "--mix '50/40/5': they add up to 95" run --workload mixed-wait --mix 50/40/5
+check "--mix '1e308/1e308/0': each share is a number from 0 to 100" run --workload mixed-wait --mix 1e308/1e308/0
+check "--mix 'nan/50/50'" run --workload mixed-wait --mix nan/50/50
+check "--start-threads 4096: the pool starts with at most --threads (2)" run --workload pool-growth --start-threads 4096 --threads 2
+check "--strategy does not apply to --backend threads" run --backend threads --strategy pct
+check "--schedule does not apply to --backend kernel" run --backend kernel --schedule 1,0
+check "--pct-depth does not apply to --backend threads" run --backend threads --pct-depth 3
+check "--pct-depth applies to --strategy pct only" run --strategy fifo --pct-depth 3
+check "--pct-depth applies to --strategy pct only" replay --case W0 --pct-depth 3
+# What a real run cannot honour: a ramp past the run, more bins than memory.
+check "--ramp-ms 5000: --backend threads must create its threads within the run (at most --seconds x 1000 = 50 ms)" run --backend threads --threads 2 --seconds 0.05 --ramp-ms 5000
+check "--ramp-ms 3600000" run --backend kernel --threads 2 --seconds 60 --ramp-ms 3600000
+check "bins x threads" run --backend threads --threads 1024 --seconds 60 --interval-ms 0.1
+check "more than 1000000 bins" run --seconds 3600 --interval-ms 0.1
+# demo: the ranges help gives all work.
+check "--threads: '4' is not a whole number from 5 to 100000" demo --threads 4
+check "--threads: '2'" demo --threads 2
+# replay: a case must run what it says.
+check "--case '': thread 0 has no operations" replay --case ''
+check "--case '/': thread 0 has no operations" replay --case /
+check "--case '//'" replay --case //
+check "--case 'K0:1/W0': thread 1 is never created" replay --case K0:1/W0
+check "--case 'C.K0:1/W0/W1': thread 2 is never created" replay --case C.K0:1/W0/W1
+
+# Output that cannot be written is an error, not exit 0 with the result lost.
+check_output() {
+    local expect="$1" redirect="$2"; shift 2
+    local err rc
+    case "$redirect" in
+    full) err=$("$bin" "$@" 2>&1 >/dev/full); rc=$? ;;
+    closed) err=$("$bin" "$@" 2>&1 >&-); rc=$? ;;
+    esac
+    err=$(printf '%s\n' "$err" | grep -v "$asan_noise")
+    if [ "$rc" -ne 2 ] || [ "$(printf '%s\n' "$err" | wc -l)" -ne 1 ] || [[ "$err" != *"$expect"* ]]; then
+        echo "FAIL: futexsim $* >$redirect -> rc=$rc: $err (wanted '$expect')"
+        fail=1
+    else
+        echo "ok: futexsim $* >$redirect -> $err"
+    fi
+}
+check_output "cannot write to standard output: No space left on device" full run --threads 2 --seconds 0.001
+check_output "cannot write to standard output" full run --backend threads --threads 2 --seconds 0.01
+check_output "cannot write to standard output" full replay --case C.K0:1/W0
+check_output "cannot write to standard output" full demo --cpus 16 --threads 8
+check_output "standard output is closed" closed run --threads 2 --seconds 0.001
+check_output "standard output is closed" closed run --backend kernel --threads 2 --seconds 0.01
+
 bad=$(mktemp --suffix=.json)
-echo '{"topology": {"sockets": 1}, "hz": 5}' > "$bad"
+echo '{"topology": {"sockets": 1, "dies_per_socket": 1, "nodes_per_socket": 1, "cores_per_die": 1, "threads_per_core": 1}, "hz": 5}' > "$bad"
 check "'hz' = 5" run --machine-file "$bad"
-echo '{"topology": {"sockets": 1}, "colour": 1}' > "$bad"
+echo '{"topology": {"sockets": 1, "dies_per_socket": 1, "nodes_per_socket": 1, "cores_per_die": 1, "threads_per_core": 1}, "colour": 1}' > "$bad"
 check "unknown field 'colour'" run --machine-file "$bad"
 echo 'not json' > "$bad"
 check "is not JSON" run --machine-file "$bad"
+# check_machine EXPECT JSON: the same, for a machine file holding JSON.
+check_machine() {
+    printf '%s\n' "$2" > "$bad"
+    check "$1" run --machine-file "$bad"
+}
+topo='"topology": {"sockets": 1, "dies_per_socket": 1, "nodes_per_socket": 1, "cores_per_die": 2, "threads_per_core": 1}'
+check_machine "'arch' must be a string" "{$topo, \"arch\": 1}"
+check_machine "'name' must be a string" "{$topo, \"idle_states\": [{\"name\": 1, \"exit_latency_us\": 1, \"target_residency_us\": 1}]}"
+check_machine "is not JSON" '{"topology": {"sockets": 1e400}}'
+check_machine "4294967296 logical CPUs" \
+    '{"topology": {"sockets": 256, "dies_per_socket": 256, "nodes_per_socket": 1, "cores_per_die": 256, "threads_per_core": 256}}'
+check_machine "unknown field 'warp' in 'transfer_ns'" "{$topo, \"transfer_ns\": {\"warp\": 1}}"
+check_machine "'transfer_ns' must be an object" "{$topo, \"transfer_ns\": [1, 2]}"
+check_machine "'idle_states'[0] needs 'exit_latency_us'" "{$topo, \"idle_states\": [{}]}"
+check_machine "'hz' = 250.7 must be a whole number" "{$topo, \"hz\": 250.7}"
+check_machine "'sockets' = 1.5 must be a whole number" \
+    '{"topology": {"sockets": 1.5, "dies_per_socket": 1, "nodes_per_socket": 1, "cores_per_die": 2, "threads_per_core": 1}}'
+check_machine "'topology' needs 'dies_per_socket'" '{"topology": {"sockets": 2}}'
+# --kernel: a known version, and not on the kernel backend (the host runs its own).
+check "--kernel 'v9': expected one of v6.17, v7.2, v7.2.1" run --kernel v9 --seconds 0.01
+check "--kernel does not apply to --backend kernel" run --backend kernel --kernel v7.2 --threads 2 --seconds 0.01
+check "--kernel 'x': expected one of" replay --kernel x --case C
 rm -f "$bad"
 exit $fail

@@ -61,3 +61,10 @@ TEST_CASE("kernel backend: the auto-scaled hash has a power-of-two size of at le
     CHECK(r.slots_end >= 16);
     CHECK((r.slots_end & (r.slots_end - 1)) == 0);
 }
+
+TEST_CASE("kernel backend: a short run counts only the operations inside its window")
+{
+    const sim::run_result r = test::short_crowded_run(real::backend::kernel);
+    CHECK(r.per_interval_mops.size() == 3);
+    CHECK(r.ops == test::ops_in_bins(r));
+}

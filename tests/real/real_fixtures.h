@@ -1,6 +1,8 @@
 // Shared by the real-backend tests: short runs with options each test adjusts.
 #pragma once
 
+#include <cmath>
+#include <cstdint>
 #include <cstdio>
 #include <cstdlib>
 
@@ -17,6 +19,26 @@ inline sim::run_options real_options(const char* workload = "wake-nowaiters", un
     o.threads = threads;
     o.seconds = 0.1;
     return o;
+}
+
+// Operations in the per-interval bins of `r` (they are reported as Mops/s).
+inline std::uint64_t ops_in_bins(const sim::run_result& r)
+{
+    std::uint64_t sum = 0;
+    for (double mops : r.per_interval_mops)
+        sum += static_cast<std::uint64_t>(std::llround(mops * r.interval_ms * 1e3));
+    return sum;
+}
+
+// A run far shorter than creating its threads takes: the threads keep
+// counting until the watchdog has read the figures, but only operations
+// inside the window count, so the total is the sum of the bins.
+inline sim::run_result short_crowded_run(real::backend b)
+{
+    sim::run_options o = real_options("wake-nowaiters", 256);
+    o.seconds = 0.003;
+    o.interval_ms = 1;
+    return real::run_real(o, b);
 }
 
 // Catch2 v2 has no SKIP: leave with the exit status ctest reads as skipped

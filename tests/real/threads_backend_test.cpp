@@ -109,3 +109,10 @@ TEST_CASE("threads backend: the thread cap is enforced and nothing is left runni
     o.threads = 5000;
     CHECK_THROWS_AS(real::run_real(o, real::backend::threads), std::invalid_argument);
 }
+
+TEST_CASE("threads backend: a short run counts only the operations inside its window")
+{
+    const sim::run_result r = test::short_crowded_run(real::backend::threads);
+    CHECK(r.per_interval_mops.size() == 3);
+    CHECK(r.ops == test::ops_in_bins(r));
+}

@@ -3,6 +3,9 @@
 
 #include <cstdio>
 #include <fstream>
+#include <string>
+#include <utility>
+#include <vector>
 
 #include "sim/machine.h"
 
@@ -40,7 +43,7 @@ TEST_CASE("every preset loads and has CPUs", "[machine]")
 TEST_CASE("CPU lists as taskset takes them", "[machine]")
 {
     CHECK(parse_cpu_list("0-3,8", 16) == std::vector<unsigned>{0, 1, 2, 3, 8});
-    CHECK(parse_cpu_list("5,1-2,2", 16) == std::vector<unsigned>{1, 2, 5});
+    CHECK(parse_cpu_list("5,1-2", 16) == std::vector<unsigned>{1, 2, 5});
     CHECK_THROWS_WITH(parse_cpu_list("0-16", 16), Catch::Contains("CPU 16"));
     CHECK_THROWS_WITH(parse_cpu_list("3-1", 16), Catch::Contains("backwards"));
     CHECK_THROWS_WITH(parse_cpu_list("a", 16), Catch::Contains("not a CPU number"));
@@ -67,19 +70,19 @@ TEST_CASE("a machine file describes a user's machine", "[machine]")
     CHECK(m.transfer(0, 4) == 90);
     {
         std::ofstream f(path);
-        f << R"({"topology": {"sockets": 1}, "hz": 5})";
+        f << R"({"topology": {"sockets": 1, "dies_per_socket": 1, "nodes_per_socket": 1, "cores_per_die": 1, "threads_per_core": 1}, "hz": 5})";
     }
     CHECK_THROWS_WITH(load_machine_file(path), Catch::Contains("'hz'"));
     {
         std::ofstream f(path);
-        f << R"({"topology": {"sockets": 1}, "colour": "red"})";
+        f << R"({"topology": {"sockets": 1, "dies_per_socket": 1, "nodes_per_socket": 1, "cores_per_die": 1, "threads_per_core": 1}, "colour": "red"})";
     }
     CHECK_THROWS_WITH(load_machine_file(path), Catch::Contains("unknown field 'colour'"));
     CHECK(m.rcu_fqs_jiffies == 1);  // the kernel's default at HZ=250
     CHECK(m.idle_states.empty());
     {
         std::ofstream f(path);
-        f << R"({"topology": {"sockets": 1},
+        f << R"({"topology": {"sockets": 1, "dies_per_socket": 1, "nodes_per_socket": 1, "cores_per_die": 1, "threads_per_core": 1},
                  "idle_states": [{"name": "C1", "exit_latency_us": 1, "target_residency_us": 1},
                                  {"name": "C6", "exit_latency_us": 100, "target_residency_us": 400}]})";
     }
@@ -90,7 +93,7 @@ TEST_CASE("a machine file describes a user's machine", "[machine]")
     CHECK(idle.idle_exit_ns(10'000) == 1'000);
     {
         std::ofstream f(path);
-        f << R"({"topology": {"sockets": 1},
+        f << R"({"topology": {"sockets": 1, "dies_per_socket": 1, "nodes_per_socket": 1, "cores_per_die": 1, "threads_per_core": 1},
                  "idle_states": [{"name": "C6", "exit_latency_us": 100, "target_residency_us": 400},
                                  {"name": "C1", "exit_latency_us": 1, "target_residency_us": 1}]})";
     }
@@ -106,4 +109,56 @@ TEST_CASE("RCU's force-quiescent-state delay follows the kernel's default for HZ
     CHECK(kernel_default_fqs_jiffies(1000, 512) == 5);
     CHECK(load_machine_preset("xeon-6975p-snc3").rcu_fqs_jiffies == 3);
     CHECK(load_machine_preset("graviton4").rcu_fqs_jiffies == 1);
+}
+
+TEST_CASE("a machine file with a wrong type, an overflow or a field the model would guess is refused", "[machine]")
+{
+    const std::string path = "futexsim_test_bad_machine.json";
+    const std::string topo = R"("topology": {"sockets": 1, "dies_per_socket": 1, "nodes_per_socket": 1,
+                                             "cores_per_die": 2, "threads_per_core": 1})";
+    const std::vector<std::pair<std::string, std::string>> cases = {
+        {"{" + topo + R"(, "arch": 1})", "'arch' must be a string"},
+        {"{" + topo + R"(, "name": []})", "'name' must be a string"},
+        {"{" + topo + R"(, "description": {}})", "'description' must be a string"},
+        {"{" + topo + R"(, "arbitration": true})", "'arbitration' must be a string"},
+        {"{" + topo + R"(, "idle_states": [{"name": 6, "exit_latency_us": 1, "target_residency_us": 1}]})",
+         "'name' must be a string"},
+        {R"({"topology": {"sockets": 1e400}})", "is not JSON"},
+        {R"({"topology": {"sockets": 256, "dies_per_socket": 256, "nodes_per_socket": 1, "cores_per_die": 256,
+                          "threads_per_core": 256}})",
+         "at most 8192"},
+        {"{" + topo + R"(, "transfer_ns": {"same_die": 40, "sideways": 3}})", "unknown field 'sideways' in 'transfer_ns'"},
+        {"{" + topo + R"(, "transfer_ns": [1, 2]})", "'transfer_ns' must be an object"},
+        {"{" + topo + R"(, "idle_states": [{}]})", "needs 'exit_latency_us'"},
+        {"{" + topo + R"(, "idle_states": [{"exit_latency_us": 1, "target_residency_us": 1, "power": 3}]})",
+         "unknown field 'power'"},
+        {R"({"topology": {"sockets": 1.5, "dies_per_socket": 1, "nodes_per_socket": 1, "cores_per_die": 1,
+                          "threads_per_core": 1}})",
+         "'sockets' = 1.5 must be a whole number"},
+        {"{" + topo + R"(, "hz": 250.7})", "'hz' = 250.7 must be a whole number"},
+        {R"({"topology": {"sockets": 2}})", "'topology' needs 'dies_per_socket'"},
+        {R"({"topology": {"sockets": 1, "dies_per_socket": 1, "nodes_per_socket": 1, "cores_per_die": 1,
+                          "threads_per_core": 1, "books": 2}})",
+         "unknown field 'books' in 'topology'"},
+    };
+    for (const auto& [text, why] : cases) {
+        INFO(text);
+        {
+            std::ofstream f(path);
+            f << text;
+        }
+        CHECK_THROWS_WITH(load_machine_file(path), Catch::Contains(why));
+    }
+    std::remove(path.c_str());
+}
+
+TEST_CASE("a CPU list names every CPU once, with no empty element", "[machine]")
+{
+    CHECK_THROWS_WITH(parse_cpu_list("0-1,", 16), Catch::Contains("empty element"));
+    CHECK_THROWS_WITH(parse_cpu_list("", 16), Catch::Contains("empty CPU list"));
+    CHECK_THROWS_WITH(parse_cpu_list("0-3,2", 16), Catch::Contains("CPU 2 is listed twice"));
+    CHECK_THROWS_WITH(parse_cpu_list("1,1", 16), Catch::Contains("CPU 1 is listed twice"));
+    CHECK_THROWS_WITH(parse_cpu_list("99999999999999999999", 16), Catch::Contains("not a CPU number"));
+    CHECK_THROWS_WITH(parse_cpu_list("0-1-2", 16), Catch::Contains("not a CPU number"));
+    CHECK(parse_cpu_list("3,0-1", 16) == std::vector<unsigned>{0, 1, 3});
 }

@@ -4,7 +4,7 @@
 #include <pthread.h>
 #include <signal.h>
 
-namespace futexsim::real {
+namespace futexsim {
 
 template <class F>
 void with_sigint_blocked(F&& f)
@@ -20,4 +20,4 @@ void with_sigint_blocked(F&& f)
     f();
 }
 
-}  // namespace futexsim::real
+}  // namespace futexsim

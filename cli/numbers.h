@@ -1,0 +1,27 @@
+// Strict numbers on the command line. CLI11 converts with strtoull/strtold
+// in base 0, so on its own it takes "-1" as 2^64-1, "010" as octal, "0x10"
+// as hex, "nan" and "inf", and a NaN slips through CLI::Range (every
+// comparison with it is false). These validators accept plain decimal
+// numbers inside a range only, and rewrite the text into the one form
+// CLI11 then converts the same way.
+#pragma once
+
+#include <CLI/CLI.hpp>
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+namespace futexsim::cli {
+
+// Whole numbers: digits only (no sign, no exponent), in [lo, hi].
+CLI::Validator whole_number(std::uint64_t lo, std::uint64_t hi);
+// Real numbers: decimal, optional sign and exponent, finite, in [lo, hi].
+CLI::Validator real_number(double lo, double hi);
+
+// The same checks on their own: the value, or nullopt if `text` is not
+// such a number (range not checked).
+std::optional<std::uint64_t> parse_whole(const std::string& text);
+std::optional<double> parse_real(const std::string& text);
+
+}  // namespace futexsim::cli

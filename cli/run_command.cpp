@@ -2,8 +2,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <sstream>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -34,6 +38,7 @@ struct run_args {
     std::string mix = "88.6/9.5/1.9";
     std::string strategy = "fifo";
     std::string schedule;
+    std::string trace_window;
     unsigned runs = 1;
     bool json = false;
     std::string backend = "sim";
@@ -64,6 +69,20 @@ void parse_mix(const std::string& text, sim::run_options& opt)
     opt.mix_woken = w;
     opt.mix_timeout = t;
     opt.mix_mismatch = m;
+}
+
+// --trace-window START:END, virtual milliseconds, 0 <= START < END.
+void parse_trace_window(const std::string& text, sim::run_options& opt)
+{
+    double start = 0, end = 0;
+    char colon = 0;
+    std::istringstream in(text);
+    if (!(in >> start >> colon >> end) || colon != ':' || !in.eof() || !std::isfinite(start) || !std::isfinite(end) ||
+        start < 0 || end <= start)
+        throw usage_error(fmt::format(
+            "--trace-window '{}': expected START:END in virtual milliseconds with 0 <= START < END, e.g. 0:20", text));
+    opt.trace_start_ms = start;
+    opt.trace_end_ms = end;
 }
 
 // The real backends run on this machine: no preset, no seed; the kernel
@@ -155,6 +174,15 @@ int run(run_args& a)
     if (!schedule)
         throw usage_error(fmt::format("--schedule '{}': expected comma-separated choices, e.g. 1,0,2", a.schedule));
     opt.strategy.schedule = *schedule;
+    if (!a.trace_window.empty()) {
+        if (opt.trace_path.empty())
+            throw usage_error("--trace-window needs --trace FILE");
+        parse_trace_window(a.trace_window, opt);
+    }
+    if (!opt.trace_path.empty() && a.runs > 1)
+        throw usage_error(fmt::format("--trace writes one run's trace: --runs {} must be 1", a.runs));
+    if (!opt.trace_path.empty() && !std::ofstream(opt.trace_path))
+        throw usage_error(fmt::format("--trace '{}': cannot write: {}", opt.trace_path, std::strerror(errno)));
 
     const std::uint64_t first_seed = opt.seed;
     for (unsigned i = 0; i < a.runs; i++) {
@@ -235,6 +263,12 @@ void register_run(CLI::App& app)
         ->capture_default_str();
     sub->add_option("--schedule", a->schedule, "Choices played first at each scheduling point, e.g. 1,0,2");
     sub->add_flag("--json", a->json, "One JSON object per line instead of the human line");
+    auto* trace = sub->add_option("--trace", a->opt.trace_path,
+                                  "Write the run as a Chrome/Perfetto trace-event JSON file (sim only; "
+                                  "docs/tracing.md)");
+    auto* trace_window = sub->add_option("--trace-window", a->trace_window,
+                                         "START:END virtual milliseconds the trace covers (default: the "
+                                         "whole measured run)");
     auto* locks = sub->add_option("--locks", a->opt.locks, "mutex: number of locks the threads share")
                       ->check(CLI::Range(1u, 4096u))
                       ->capture_default_str();
@@ -252,7 +286,8 @@ void register_run(CLI::App& app)
     auto* work = sub->add_option("--ops", a->opt.work_ops,
                                  "mutex: a fixed amount of work (lock/unlock pairs); reports work_ms")
                      ->check(CLI::Range(std::uint64_t{1}, std::uint64_t{1} << 40));
-    sub->parse_complete_callback([a, locks, unlock, mix, start, work, machine, machine_file, seed, policy, kernel] {
+    sub->parse_complete_callback([a, locks, unlock, mix, start, work, machine, machine_file, seed, policy, kernel,
+                                  trace, trace_window] {
         a->given_flags.clear();
         a->sim_only_flags.clear();
         if (machine->count())
@@ -261,6 +296,10 @@ void register_run(CLI::App& app)
             a->sim_only_flags.push_back("--machine-file");
         if (seed->count())
             a->sim_only_flags.push_back("--seed");
+        if (trace->count())
+            a->sim_only_flags.push_back("--trace");
+        if (trace_window->count())
+            a->sim_only_flags.push_back("--trace-window");
         a->policy_given = policy->count() > 0;
         a->kernel_given = kernel->count() > 0;
         if (work->count())

@@ -134,7 +134,7 @@ summary check_structure(const json& j, double window_start_us, double window_end
 
 }  // namespace
 
-TEST_CASE("--trace: a well-formed trace that agrees with the run, and the same run", "[trace]")
+TEST_CASE("run --trace: a well-formed trace that agrees with the run, and the same run", "[trace]")
 {
     const std::string path = temp_path("whole");
     run_options plain = traced_run("");
@@ -167,7 +167,7 @@ TEST_CASE("--trace: a well-formed trace that agrees with the run, and the same r
         CHECK(tid < 16);
 }
 
-TEST_CASE("--trace-window: only what happens inside, slices cut at the edges", "[trace]")
+TEST_CASE("run --trace-window: only what happens inside, slices cut at the edges", "[trace]")
 {
     const std::string path = temp_path("window");
     run_options o = traced_run(path);

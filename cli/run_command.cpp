@@ -3,9 +3,12 @@
 
 #include <algorithm>
 #include <bit>
+#include <cerrno>
 #include <cmath>
 #include <limits>
 #include <cstdio>
+#include <cstring>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <optional>
@@ -38,6 +41,7 @@ struct run_args {
     std::string mix = "88.6/9.5/1.9";
     std::string strategy = "fifo";
     std::string schedule;
+    std::string trace_window;
     unsigned runs = 1;
     bool json = false;
     std::string backend = "sim";
@@ -101,6 +105,19 @@ void parse_mix(const std::string& text, sim::run_options& opt)
     opt.mix_woken = share[0];
     opt.mix_timeout = share[1];
     opt.mix_mismatch = share[2];
+}
+
+// --trace-window START:END, virtual milliseconds, 0 <= START < END.
+void parse_trace_window(const std::string& text, sim::run_options& opt)
+{
+    const std::size_t colon = text.find(':');
+    const auto start = colon == std::string::npos ? std::nullopt : parse_real(text.substr(0, colon));
+    const auto end = colon == std::string::npos ? std::nullopt : parse_real(text.substr(colon + 1));
+    if (!start || !end || *start < 0 || *end <= *start)
+        throw usage_error(fmt::format(
+            "--trace-window '{}': expected START:END in virtual milliseconds with 0 <= START < END, e.g. 0:20", text));
+    opt.trace_start_ms = *start;
+    opt.trace_end_ms = *end;
 }
 
 // The real backends run on this machine: no preset, no seed, no schedule
@@ -216,6 +233,16 @@ int run(run_args& a)
     if (!schedule)
         throw usage_error(fmt::format("--schedule '{}': expected comma-separated choices, e.g. 1,0,2", a.schedule));
     opt.strategy.schedule = *schedule;
+    if (!a.trace_window.empty()) {
+        if (opt.trace_path.empty())
+            throw usage_error("--trace-window needs --trace FILE");
+        parse_trace_window(a.trace_window, opt);
+    }
+    if (!opt.trace_path.empty() && a.runs > 1)
+        throw usage_error(fmt::format("--trace writes one run's trace: --runs {} must be 1", a.runs));
+    if (!opt.trace_path.empty() && !std::ofstream(opt.trace_path))
+        throw usage_error(fmt::format("--trace '{}': cannot write: {}", opt.trace_path, std::strerror(errno)));
+
     // Seeds K, K+1, ...: the last one must not wrap around to 0.
     const std::uint64_t first_seed = opt.seed;
     if (a.runs - 1 > std::numeric_limits<std::uint64_t>::max() - first_seed)
@@ -313,6 +340,12 @@ void register_run(CLI::App& app)
     auto* schedule = sub->add_option("--schedule", a->schedule,
                                      "Choices played first at each scheduling point, e.g. 1,0,2");
     sub->add_flag("--json", a->json, "One JSON object per line instead of the human line");
+    auto* trace = sub->add_option("--trace", a->opt.trace_path,
+                                  "Write the run as a Chrome/Perfetto trace-event JSON file (sim only; "
+                                  "docs/tracing.md)");
+    auto* trace_window = sub->add_option("--trace-window", a->trace_window,
+                                         "START:END virtual milliseconds the trace covers (default: the "
+                                         "whole measured run)");
     auto* locks = sub->add_option("--locks", a->opt.locks, "mutex: number of locks the threads share")
                       ->transform(whole_number(1, 4096))
                       ->capture_default_str();
@@ -333,7 +366,8 @@ void register_run(CLI::App& app)
     // Which flags were given, for the checks in run(): those only the
     // simulator takes, and the workload-specific ones (in the order the
     // errors name them).
-    const std::vector<CLI::Option*> sim_only = {machine, machine_file, seed, strategy, pct_depth, schedule};
+    const std::vector<CLI::Option*> sim_only = {machine,  machine_file, seed,  strategy,
+                                                 pct_depth, schedule,     trace, trace_window};
     const std::vector<CLI::Option*> workload_specific = {work, start, mix, locks, unlock};
     sub->parse_complete_callback([=] {
         auto given = [](const std::vector<CLI::Option*>& options) {

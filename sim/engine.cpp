@@ -105,6 +105,7 @@ void engine::finish_task()
         --live_threads_;
     vcpu& c = cpus_[static_cast<std::size_t>(t.cpu)];
     c.current = -1;
+    note_cpu_leave(t);
     note_context_switch(static_cast<unsigned>(t.cpu));
     dispatch(static_cast<unsigned>(t.cpu), now_);
 }
@@ -172,6 +173,7 @@ void engine::charge_slow()
         t.state = task_state::runnable;
         c.runqueue.push_back(t.id);
         c.current = -1;
+        note_cpu_leave(t);
         note_context_switch(static_cast<unsigned>(t.cpu));
         dispatch(static_cast<unsigned>(t.cpu), now_ + static_cast<vtime>(machine_.context_switch_ns));
         yield_to_engine();
@@ -219,6 +221,7 @@ void engine::block()
     t.state = task_state::blocked;
     vcpu& c = cpus_[static_cast<std::size_t>(t.cpu)];
     c.current = -1;
+    note_cpu_leave(t);
     note_context_switch(static_cast<unsigned>(t.cpu));
     dispatch(static_cast<unsigned>(t.cpu), now_ + static_cast<vtime>(machine_.context_switch_ns));
     yield_to_engine();
@@ -453,6 +456,8 @@ void engine::dispatch(unsigned cpu, vtime at)
     t.cpu = static_cast<int>(cpu);
     t.last_cpu = static_cast<int>(cpu);
     t.state = task_state::running;
+    if (observer_) [[unlikely]]
+        observer_->cpu_enter(cpu, t, at);
     push(at, ev_kind::resume, id, t.gen);
 }
 

@@ -22,6 +22,7 @@
 #include <vector>
 
 #include "sim/machine.h"
+#include "sim/observer.h"
 #include "sim/rng.h"
 #include "sim/schedule.h"
 
@@ -100,6 +101,9 @@ public:
     // Which queued task a CPU runs next (sim/schedule.h); none: the queue's
     // order, as before strategies existed.
     void set_strategy(schedule_strategy* s) { strategy_ = s; }
+    // Who watches the run (sim/observer.h); none by default.
+    void set_observer(sim_observer* o) { observer_ = o; }
+    sim_observer* observer() const { return observer_; }
 
     // --- tasks ------------------------------------------------------------
     // Creates a task, runnable at `at` on one of `allowed` CPUs.
@@ -196,6 +200,11 @@ private:
     void maybe_preempt();
     void finish_task();
     void note_context_switch(unsigned cpu);
+    void note_cpu_leave(const task& t)
+    {
+        if (observer_) [[unlikely]]
+            observer_->cpu_leave(static_cast<unsigned>(t.cpu), t, now_);
+    }
 
     machine machine_;
     engine_config cfg_;
@@ -225,6 +234,7 @@ private:
     rcu_sim* rcu_ = nullptr;
     cache_model* cache_ = nullptr;
     schedule_strategy* strategy_ = nullptr;
+    sim_observer* observer_ = nullptr;
 };
 
 }  // namespace futexsim::sim

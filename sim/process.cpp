@@ -23,6 +23,8 @@ sim_process::~sim_process()
 void sim_process::on_trace(const model::trace_point& tp)
 {
     using model::trace_kind;
+    if (auto* o = eng_.observer()) [[unlikely]]
+        o->tracepoint(tp, eng_.now());
     switch (tp.kind) {
     case trace_kind::ref_get_percpu:
         ++stats_.ref_get_percpu;
@@ -97,8 +99,10 @@ vtime sim_process::jittered(double ns)
     return static_cast<vtime>(ns * eng_.rng().spread(j) + 0.5);
 }
 
-void sim_process::sys_enter()
+void sim_process::sys_enter(const char* name)
 {
+    if (auto* o = eng_.observer())
+        o->syscall_enter(eng_.current(), name, eng_.now());
     eng_.charge(jittered(eng_.mach().syscall_entry_ns));
     eng_.current().mode = task_mode::kernel;
 }
@@ -107,11 +111,13 @@ void sim_process::sys_exit()
 {
     eng_.current().mode = task_mode::user;
     eng_.charge(jittered(eng_.mach().syscall_exit_ns));
+    if (auto* o = eng_.observer())
+        o->syscall_exit(eng_.current(), eng_.now());
 }
 
 void sim_process::sys_nanosleep(vtime ns)
 {
-    sys_enter();
+    sys_enter("nanosleep");
     task& self = eng_.current();
     eng_.wake_on_timeout(self, eng_.now() + ns);
     eng_.block();
@@ -125,7 +131,7 @@ void sim_process::user_work(vtime ns)
 
 int sim_process::sys_futex_wake(std::uint64_t uaddr, int nr_wake)
 {
-    sys_enter();
+    sys_enter("FUTEX_WAKE");
     const int ret = model::futex_wake(&mm_, uaddr, nr_wake, model::FUTEX_BITSET_MATCH_ANY);
     sys_exit();
     return ret;
@@ -133,7 +139,7 @@ int sim_process::sys_futex_wake(std::uint64_t uaddr, int nr_wake)
 
 int sim_process::sys_futex_wait(std::uint64_t uaddr, std::uint32_t val, long timeout_ns)
 {
-    sys_enter();
+    sys_enter("FUTEX_WAIT");
     const int ret = model::futex_wait(&mm_, uaddr, val, timeout_ns, model::FUTEX_BITSET_MATCH_ANY);
     sys_exit();
     return ret;
@@ -142,7 +148,7 @@ int sim_process::sys_futex_wait(std::uint64_t uaddr, std::uint32_t val, long tim
 int sim_process::sys_futex_wake_op(std::uint64_t uaddr1, std::uint64_t uaddr2, int nr_wake, int nr_wake2,
                                    int op)
 {
-    sys_enter();
+    sys_enter("FUTEX_WAKE_OP");
     const int ret = model::futex_wake_op(&mm_, uaddr1, uaddr2, nr_wake, nr_wake2, op);
     sys_exit();
     return ret;
@@ -151,7 +157,7 @@ int sim_process::sys_futex_wake_op(std::uint64_t uaddr1, std::uint64_t uaddr2, i
 int sim_process::sys_futex_cmp_requeue(std::uint64_t uaddr1, std::uint64_t uaddr2, int nr_wake,
                                        int nr_requeue, std::uint32_t cmpval)
 {
-    sys_enter();
+    sys_enter("FUTEX_CMP_REQUEUE");
     const int ret = model::futex_requeue(&mm_, uaddr1, uaddr2, nr_wake, nr_requeue, &cmpval);
     sys_exit();
     return ret;
@@ -160,7 +166,7 @@ int sim_process::sys_futex_cmp_requeue(std::uint64_t uaddr1, std::uint64_t uaddr
 void sim_process::thread_exit()
 {
     const std::uint64_t tid = tid_word_[eng_.current().id];
-    sys_enter();
+    sys_enter("exit");
     eng_.charge(static_cast<vtime>(eng_.mach().thread_exit_ns));  // do_exit() up to exit_mm()
     env_.atomic_set(*env_.user_word(tid), 0u);  // put_user(0, clear_child_tid)
     model::futex_wake(&mm_, tid, 1, model::FUTEX_BITSET_MATCH_ANY);
@@ -178,7 +184,9 @@ void sim_process::join_all()
 
 int sim_process::sys_prctl_futex_hash(unsigned long op, unsigned long arg)
 {
-    sys_enter();
+    sys_enter(op == model::PR_FUTEX_HASH_SET_SLOTS   ? "prctl SET_SLOTS"
+              : op == model::PR_FUTEX_HASH_GET_SLOTS ? "prctl GET_SLOTS"
+                                                     : "prctl PR_FUTEX_HASH");
     const int ret = model::futex_hash_prctl(&mm_, op, arg, 0);
     sys_exit();
     return ret;
@@ -186,7 +194,7 @@ int sim_process::sys_prctl_futex_hash(unsigned long op, unsigned long arg)
 
 task& sim_process::sys_clone(std::string name, std::vector<unsigned> allowed, std::function<void()> body)
 {
-    sys_enter();
+    sys_enter("clone");
     eng_.charge(static_cast<vtime>(eng_.mach().clone_ns));
     model::copy_process_futex(&mm_, CLONE_VM | CLONE_THREAD);
     // CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID: the child's tid in a word

@@ -58,7 +58,8 @@ public:
     std::uint32_t user_xchg(std::uint64_t uaddr, std::uint32_t v) override;
 
     // --- system calls, run on the calling task ------------------------------
-    void sys_enter();
+    // `name` labels the call for an observer (sim/observer.h): FUTEX_WAKE, ...
+    void sys_enter(const char* name);
     void sys_exit();
     int sys_futex_wake(std::uint64_t uaddr, int nr_wake) override;
     // FUTEX_WAIT_PRIVATE; timeout_ns < 0 waits for ever.

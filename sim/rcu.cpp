@@ -69,6 +69,8 @@ void rcu_sim::end_gp()
     ++completed_;
     durations_.push_back(eng_.now() - gp_start_);
     eng_.mix_trace(0x6770000000000000ull ^ completed_);
+    if (auto* o = eng_.observer())
+        o->gp_end(completed_, eng_.now());
     // Callbacks due now move to their CPU's ready list; the next tick there
     // raises RCU_SOFTIRQ and runs them.
     std::deque<pending_cb> later;
@@ -121,7 +123,11 @@ void rcu_sim::run_ready_callbacks(unsigned cpu)
                 auto fn = std::move(ready_[cpu].front());
                 ready_[cpu].pop_front();
                 eng_.current().mode = task_mode::kernel;
+                if (auto* o = eng_.observer())
+                    o->rcu_callback(true, eng_.now());
                 fn();
+                if (auto* o = eng_.observer())
+                    o->rcu_callback(false, eng_.now());
             }
             eng_.block();
         }

@@ -3,12 +3,16 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <memory>
 #include <numeric>
 #include <optional>
 #include <stdexcept>
 
+#include <fmt/format.h>
+
 #include "sim/process.h"
 #include "sim/stop_signal.h"
+#include "sim/trace_writer.h"
 #include "sim/workloads/workload.h"
 
 namespace futexsim::sim {
@@ -65,6 +69,8 @@ run_result simulate(const run_options& opt)
     // fifo with no prefix is the engine's own order: no strategy at all.
     // Declared first: the engine keeps a pointer to it until it is torn down.
     std::optional<schedule_strategy> strategy;
+    // Declared before the process, which may call it while it is torn down.
+    std::unique_ptr<trace_writer> tracer;
     sim_process proc(opt.mach, opt.seed);
     if (opt.strategy.kind != strategy_kind::fifo || !opt.strategy.schedule.empty()) {
         strategy_options so = opt.strategy;
@@ -76,6 +82,14 @@ run_result simulate(const run_options& opt)
     proc.mm().futex_precheck = opt.precheck;
     proc.mm().futex_kernel = opt.kernel;
     engine& eng = proc.eng();
+    if (!opt.trace_path.empty()) {
+        const auto ns = [](double ms) { return static_cast<vtime>(std::llround(ms * 1e6)); };
+        tracer = std::make_unique<trace_writer>(
+            opt.trace_path, proc, ns(opt.trace_start_ms), ns(opt.trace_end_ms < 0 ? opt.seconds * 1e3 : opt.trace_end_ms),
+            fmt::format("futexsim {} {} threads={} policy={} seed={}", opt.mach.name, opt.workload, opt.threads,
+                        opt.policy, opt.seed));
+        eng.set_observer(tracer.get());
+    }
     op_counter ops(proc, opt.interval_ms, opt.seconds);
 
     std::vector<unsigned> cpus = opt.cpus;
@@ -143,6 +157,10 @@ run_result simulate(const run_options& opt)
     r.warnings = proc.env().warnings;
     if (r.interrupted)
         r.warnings.push_back("interrupted by SIGINT");
+    if (tracer) {
+        eng.set_observer(nullptr);
+        tracer->finish(eng.now());
+    }
     r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     return r;
 }

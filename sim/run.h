@@ -32,6 +32,11 @@ struct run_options {
     std::uint64_t seed = 1;
     double interval_ms = 10;               // per-interval throughput bins
     strategy_options strategy;             // which queued task runs next; seed: `seed`
+    // --trace: a trace-event JSON file of the run (sim/trace_writer.h), of
+    // what happens in [trace_start_ms, trace_end_ms] virtual milliseconds;
+    // trace_end_ms < 0: the end of the measured run.
+    std::string trace_path;
+    double trace_start_ms = 0, trace_end_ms = -1;
 };
 
 // "latched": a pivot was still pending at the end and had been for at least

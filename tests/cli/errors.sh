@@ -44,6 +44,15 @@ check "--cpus: '4'" demo --cpus 4
 check "--strategy 'bogus'" run --strategy bogus
 check "--pct-depth" run --pct-depth 0
 check "--schedule '1,,2'" run --schedule 1,,2
+check "--trace does not apply to --backend threads" run --backend threads --trace /tmp/futexsim_errors_trace.json
+check "--trace does not apply to --backend kernel" run --backend kernel --trace /tmp/futexsim_errors_trace.json
+check "--trace-window '5:1'" run --seconds 0.001 --trace /tmp/futexsim_errors_trace.json --trace-window 5:1
+check "--trace-window 'x'" run --seconds 0.001 --trace /tmp/futexsim_errors_trace.json --trace-window x
+check "--trace-window '0:'" run --seconds 0.001 --trace /tmp/futexsim_errors_trace.json --trace-window 0:
+check "--trace-window needs --trace" run --seconds 0.001 --trace-window 0:1
+check "--runs 2 must be 1" run --seconds 0.001 --trace /tmp/futexsim_errors_trace.json --runs 2
+check "--trace '/nonexistent/t.json': cannot write" run --seconds 0.001 --trace /nonexistent/t.json
+rm -f /tmp/futexsim_errors_trace.json
 check "--case is required" replay
 check "unknown operation 'X'" replay --case X9
 check "words are 0-3" replay --case W7

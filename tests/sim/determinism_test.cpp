@@ -2,13 +2,14 @@
 // wall_seconds, and the same event-trace hash.
 #include <catch2/catch.hpp>
 
-#include <regex>
 #include <set>
 
 #include "sim/report.h"
 #include "sim/run.h"
+#include "tests/sim/report_compare.h"
 
 using namespace futexsim::sim;
+using futexsim::test::without_wall;
 
 namespace {
 
@@ -21,11 +22,6 @@ run_options small_run(std::uint64_t seed)
     o.cpus = parse_cpu_list("0-95", o.mach.num_cpus());
     o.seed = seed;
     return o;
-}
-
-std::string without_wall(std::string json)
-{
-    return std::regex_replace(json, std::regex("\"wall_seconds\":[^,}]*"), "\"wall_seconds\":0");
 }
 
 }  // namespace

@@ -132,16 +132,23 @@ std::vector<unsigned> parse_uint_grid(const std::string& flag, const std::string
             continue;
         }
         // FROM:TO:STEP, both ends included when the steps land on TO.
-        const auto from = parts.size() == 3 ? whole<unsigned>(parts[0]) : std::nullopt;
-        const auto to = parts.size() == 3 ? whole<unsigned>(parts[1]) : std::nullopt;
-        const auto step = parts.size() == 3 ? whole<unsigned>(parts[2]) : std::nullopt;
-        if (!from || !to || !step || *step == 0 || *to < *from)
+        // Plain values, not optionals: GCC's -Wmaybe-uninitialized cannot
+        // follow the checks through std::optional under -O2 with sanitizers.
+        unsigned range[3] = {0, 0, 0};
+        bool ok = parts.size() == 3;
+        for (std::size_t i = 0; ok && i < 3; i++) {
+            const auto v = whole<unsigned>(parts[i]);
+            ok = v.has_value();
+            range[i] = v.value_or(0);
+        }
+        const unsigned from = range[0], to = range[1], step = range[2];
+        if (!ok || step == 0 || to < from)
             bad(flag, text, fmt::format("'{}': expected FROM:TO:STEP with FROM <= TO and STEP >= 1", item));
-        if ((*to - *from) / *step >= 100000)
+        if ((to - from) / step >= 100000)
             bad(flag, text, fmt::format("'{}' has more than 100000 values", item));
-        for (unsigned v = *from; v <= *to; v += *step) {
+        for (unsigned v = from; v <= to; v += step) {
             out.push_back(v);
-            if (*to - v < *step)
+            if (to - v < step)
                 break;
         }
     }

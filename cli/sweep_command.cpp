@@ -129,8 +129,8 @@ std::string hms(double seconds)
 // every 5 s otherwise.
 class progress {
 public:
-    progress(std::size_t total, std::size_t cells, std::size_t runs_per_cell)
-        : total_(total), cells_(cells), per_cell_(runs_per_cell), tty_(isatty(2) != 0),
+    progress(std::size_t total, std::size_t cells)
+        : total_(total), cells_(cells), tty_(isatty(2) != 0),
           start_(std::chrono::steady_clock::now())
     {
     }
@@ -151,10 +151,9 @@ public:
             fmt::print(stderr, "sweep: {}\n", counts);
         }
     }
-    std::size_t per_cell() const { return per_cell_; }
 
 private:
-    std::size_t total_, cells_, per_cell_;
+    std::size_t total_, cells_;
     bool tty_;
     std::chrono::steady_clock::time_point start_;
     double last_ = -1e9;
@@ -194,9 +193,11 @@ int sweep(sweep_args& a)
     const std::set<std::size_t> done_before = load_done(a.out, g);
     std::vector<std::size_t> todo;
     std::size_t owned = 0;
+    std::map<std::size_t, std::size_t> owned_per_cell;  // cell -> runs of it this shard owns
     for (std::size_t i = 0; i < g.run_count(); i++)
         if (shard.owns(i)) {
             owned++;
+            owned_per_cell[i / g.runs]++;
             if (!done_before.count(i))
                 todo.push_back(i);
         }
@@ -215,13 +216,14 @@ int sweep(sweep_args& a)
     std::size_t next = 0, finished = owned - todo.size(), running = 0;
     std::map<std::size_t, std::size_t> per_cell;  // cell -> runs of it done
     for (std::size_t i : done_before)
-        per_cell[i / g.runs]++;
+        if (shard.owns(i))
+            per_cell[i / g.runs]++;
     std::set<pid_t> children;
     std::optional<std::string> failure;
-    progress bar(owned, (owned + g.runs - 1) / g.runs, g.runs);
+    progress bar(owned, owned_per_cell.size());
     auto cells_done = [&] {
         return static_cast<std::size_t>(std::count_if(per_cell.begin(), per_cell.end(), [&](const auto& kv) {
-            return kv.second >= g.runs || kv.second * shard.n >= g.runs;
+            return kv.second == owned_per_cell[kv.first];
         }));
     };
 

@@ -12,7 +12,7 @@
 #include <string>
 
 #include "cli/commands.h"
-#include "sim/stop_signal.h"
+#include "run/stop_signal.h"
 
 int main(int argc, char** argv)
 {

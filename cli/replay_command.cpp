@@ -12,7 +12,7 @@
 #include "cli/commands.h"
 #include "cli/numbers.h"
 #include "model/core.h"
-#include "sim/stop_signal.h"
+#include "run/stop_signal.h"
 #include "sim/explore/explore_run.h"
 
 namespace futexsim::cli {

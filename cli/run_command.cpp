@@ -22,7 +22,7 @@
 #include "real/run_real.h"
 #include "sim/machine.h"
 #include "sim/report.h"
-#include "sim/stop_signal.h"
+#include "run/stop_signal.h"
 #include "sim/run.h"
 #include "sim/workloads/workload.h"
 

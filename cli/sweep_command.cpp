@@ -27,7 +27,7 @@
 #include "model/core.h"
 #include "cli/numbers.h"
 #include "sim/machine.h"
-#include "sim/stop_signal.h"
+#include "run/stop_signal.h"
 #include "sim/workloads/workload.h"
 
 namespace futexsim::cli {

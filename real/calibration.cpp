@@ -10,7 +10,7 @@
 #include "real/run_real.h"
 #include "real/set_slots_stall.h"
 #include "sim/run.h"
-#include "sim/stop_signal.h"
+#include "run/stop_signal.h"
 
 namespace futexsim::real {
 

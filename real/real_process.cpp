@@ -8,7 +8,7 @@
 #include <stdexcept>
 
 #include "real/limits.h"
-#include "sim/stop_signal.h"
+#include "run/stop_signal.h"
 
 namespace futexsim::real {
 

@@ -12,7 +12,7 @@
 
 #include "real/kernel_process.h"
 #include "real/limits.h"
-#include "sim/stop_signal.h"
+#include "run/stop_signal.h"
 #include "real/threads_process.h"
 #include "sim/workloads/workload.h"
 

@@ -9,7 +9,7 @@
 
 #include "model/futex.h"
 #include "real/kernel_process.h"
-#include "sim/stop_signal.h"
+#include "run/stop_signal.h"
 #include "sim/process.h"
 
 namespace futexsim::real {

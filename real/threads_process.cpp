@@ -5,7 +5,7 @@
 #include "model/fork.h"
 #include "model/requeue.h"
 #include "model/waitwake.h"
-#include "sim/stop_signal.h"
+#include "run/stop_signal.h"
 
 namespace futexsim::real {
 

@@ -4,7 +4,7 @@
 
 #include <urcu/call-rcu.h>
 
-#include "sim/stop_signal.h"
+#include "run/stop_signal.h"
 
 // TSan cannot see the ordering sys_membarrier() gives liburcu's readers and
 // grace periods, and liburcu itself is not instrumented. Tell it what RCU

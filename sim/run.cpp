@@ -11,7 +11,7 @@
 #include <fmt/format.h>
 
 #include "sim/process.h"
-#include "sim/stop_signal.h"
+#include "run/stop_signal.h"
 #include "sim/trace_writer.h"
 #include "sim/workloads/workload.h"
 

@@ -1,4 +1,4 @@
-#include "sim/stop_signal.h"
+#include "run/stop_signal.h"
 
 #include <signal.h>
 

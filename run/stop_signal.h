@@ -40,4 +40,4 @@ void with_sigint_blocked(F&& f);
 
 }  // namespace futexsim
 
-#include "sim/stop_signal_impl.h"
+#include "run/stop_signal_impl.h"

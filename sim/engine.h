@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "sim/machine.h"
+#include "machine/machine.h"
 #include "sim/observer.h"
 #include "sim/rng.h"
 #include "sim/schedule.h"

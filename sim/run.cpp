@@ -10,10 +10,11 @@
 
 #include <fmt/format.h>
 
-#include "sim/process.h"
 #include "run/stop_signal.h"
+#include "run/throughput.h"
+#include "run/workloads/registry.h"
+#include "sim/process.h"
 #include "sim/trace_writer.h"
-#include "sim/workloads/workload.h"
 
 namespace futexsim::sim {
 
@@ -37,22 +38,7 @@ constexpr vtime max_drain_ns = 2'000'000'000;
 
 }  // namespace
 
-run_result result_header(const run_options& opt)
-{
-    run_result r;
-    r.machine = opt.mach.name;
-    r.policy = opt.policy;
-    r.precheck = opt.precheck;
-    r.kernel = model::kernel_version_name(opt.kernel);
-    r.workload = opt.workload;
-    r.threads = opt.threads;
-    r.seconds = opt.seconds;
-    r.seed = opt.seed;
-    r.interval_ms = opt.interval_ms;
-    return r;
-}
-
-run_result simulate(const run_options& opt)
+run_result simulate(const run_options& opt, const sim_options& sopt)
 {
     const auto wall_start = std::chrono::steady_clock::now();
     const workload_def& wl = find_workload(opt.workload);
@@ -72,8 +58,8 @@ run_result simulate(const run_options& opt)
     // Declared before the process, which may call it while it is torn down.
     std::unique_ptr<trace_writer> tracer;
     sim_process proc(opt.mach, opt.seed);
-    if (opt.strategy.kind != strategy_kind::fifo || !opt.strategy.schedule.empty()) {
-        strategy_options so = opt.strategy;
+    if (sopt.strategy.kind != strategy_kind::fifo || !sopt.strategy.schedule.empty()) {
+        strategy_options so = sopt.strategy;
         so.seed = opt.seed;
         strategy.emplace(so);
         proc.eng().set_strategy(&*strategy);
@@ -82,10 +68,11 @@ run_result simulate(const run_options& opt)
     proc.mm().futex_precheck = opt.precheck;
     proc.mm().futex_kernel = opt.kernel;
     engine& eng = proc.eng();
-    if (!opt.trace_path.empty()) {
+    if (!sopt.trace_path.empty()) {
         const auto ns = [](double ms) { return static_cast<vtime>(std::llround(ms * 1e6)); };
         tracer = std::make_unique<trace_writer>(
-            opt.trace_path, proc, ns(opt.trace_start_ms), ns(opt.trace_end_ms < 0 ? opt.seconds * 1e3 : opt.trace_end_ms),
+            sopt.trace_path, proc, ns(sopt.trace_start_ms),
+            ns(sopt.trace_end_ms < 0 ? opt.seconds * 1e3 : sopt.trace_end_ms),
             fmt::format("futexsim {} {} threads={} policy={} seed={}", opt.mach.name, opt.workload, opt.threads,
                         opt.policy, opt.seed));
         eng.set_observer(tracer.get());

@@ -5,9 +5,9 @@
 #include <string>
 #include <vector>
 
-#include "sim/machine.h"
+#include "machine/machine.h"
 
-namespace futexsim::real {
+namespace futexsim::compare {
 
 struct calibration_options {
     std::vector<unsigned> slot_threads{1, 2, 4, 8, 16};  // slots after N threads
@@ -39,8 +39,8 @@ struct calibration_report {
 
 // Rows that need PR_FUTEX_HASH are left out on a kernel without it (with a
 // note). SIGINT ends it after the rows measured so far (`interrupted`).
-calibration_report calibrate(const calibration_options& opt, const sim::machine& host);
+calibration_report calibrate(const calibration_options& opt, const machine& host);
 
 std::string calibration_table(const calibration_report& r);
 
-}  // namespace futexsim::real
+}  // namespace futexsim::compare

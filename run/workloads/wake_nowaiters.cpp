@@ -2,9 +2,9 @@
 // loops FUTEX_WAKE_PRIVATE at once (no start barrier) on one of 32 words,
 // one per cache line, that nobody waits on. Each iteration takes and drops
 // one hash reference and nothing else.
-#include "sim/workloads/workload.h"
+#include "run/workloads/workload.h"
 
-namespace futexsim::sim {
+namespace futexsim {
 
 workload_def wake_nowaiters_workload()
 {
@@ -18,4 +18,4 @@ workload_def wake_nowaiters_workload()
     return w;
 }
 
-}  // namespace futexsim::sim
+}  // namespace futexsim

@@ -1,12 +1,10 @@
-// The throughput a run reports, from its op counter and phase marks: the
-// same arithmetic whichever backend ran the workload.
-#include "sim/workloads/workload.h"
+#include "run/throughput.h"
 
 #include <algorithm>
 #include <cmath>
 #include <numeric>
 
-namespace futexsim::sim {
+namespace futexsim {
 
 void fill_throughput(run_result& r, const workload_context& ctx, const op_counter& ops, double seconds,
                      int slots_now)
@@ -45,4 +43,4 @@ void fill_throughput(run_result& r, const workload_context& ctx, const op_counte
         r.per_interval_mops.push_back(static_cast<double>(b) / (interval_ms * 1e3));
 }
 
-}  // namespace futexsim::sim
+}  // namespace futexsim

@@ -7,9 +7,9 @@
 #include <cstdint>
 #include <vector>
 
-#include "sim/machine.h"
+#include "machine/machine.h"
 
-namespace futexsim::real {
+namespace futexsim::compare {
 
 struct stall_samples {
     std::vector<double> ms;  // one per completed SET_SLOTS, in order
@@ -24,7 +24,7 @@ struct stall_samples {
 // would otherwise block for ever) and the sample in flight is dropped.
 stall_samples measure_set_slots_kernel(unsigned wakers, unsigned samples, double limit_s);
 // The same on the simulator's `mach`, within `limit_s` virtual seconds.
-stall_samples measure_set_slots_sim(const sim::machine& mach, unsigned wakers, unsigned samples,
+stall_samples measure_set_slots_sim(const machine& mach, unsigned wakers, unsigned samples,
                                     double limit_s, std::uint64_t seed);
 
-}  // namespace futexsim::real
+}  // namespace futexsim::compare

@@ -1,6 +1,6 @@
 // Machine presets, machine files and the host machine. Where each number
 // comes from is in docs/simulator.md ("Machine presets").
-#include "sim/machine.h"
+#include "machine/machine.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -14,7 +14,7 @@
 #include <set>
 #include <stdexcept>
 
-namespace futexsim::sim {
+namespace futexsim {
 
 namespace {
 
@@ -510,4 +510,4 @@ std::vector<unsigned> parse_cpu_list(const std::string& list, unsigned num_cpus)
     return out;
 }
 
-}  // namespace futexsim::sim
+}  // namespace futexsim

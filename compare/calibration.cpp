@@ -1,4 +1,4 @@
-#include "real/calibration.h"
+#include "compare/calibration.h"
 
 #include <fmt/format.h>
 
@@ -6,13 +6,13 @@
 #include <optional>
 #include <utility>
 
+#include "compare/set_slots_stall.h"
 #include "real/kernel_process.h"
 #include "real/run_real.h"
-#include "real/set_slots_stall.h"
-#include "sim/run.h"
 #include "run/stop_signal.h"
+#include "sim/run.h"
 
-namespace futexsim::real {
+namespace futexsim::compare {
 
 namespace {
 
@@ -29,9 +29,9 @@ double percentile(std::vector<double> v, double p)
     return v[std::min(i, v.size() - 1)];
 }
 
-sim::run_options wake_run(const sim::machine& host, unsigned threads, double seconds)
+run_options wake_run(const machine& host, unsigned threads, double seconds)
 {
-    sim::run_options o;
+    run_options o;
     o.mach = host;
     o.workload = "wake-nowaiters";
     o.threads = threads;
@@ -41,21 +41,21 @@ sim::run_options wake_run(const sim::machine& host, unsigned threads, double sec
 
 }  // namespace
 
-calibration_report calibrate(const calibration_options& opt, const sim::machine& host)
+calibration_report calibrate(const calibration_options& opt, const machine& host)
 {
     calibration_report rep;
     rep.hz = host.hz;
-    rep.have_prctl = kernel_has_futex_hash_prctl();
+    rep.have_prctl = real::kernel_has_futex_hash_prctl();
 
     // SIGINT: checked after each measurement; the row it cut short is
     // not a measurement and is left out.
     auto stop = [&] { return rep.interrupted = sigint_received().load(); };
     // One run on each side, or nothing once SIGINT came.
-    auto both = [&](const sim::run_options& o) -> std::optional<std::pair<sim::run_result, sim::run_result>> {
-        sim::run_result s = sim::simulate(o);
+    auto both = [&](const run_options& o) -> std::optional<std::pair<run_result, run_result>> {
+        run_result s = sim::simulate(o);
         if (stop())
             return std::nullopt;
-        sim::run_result k = run_real(o, backend::kernel);
+        run_result k = real::run_real(o, real::backend::kernel);
         if (stop())
             return std::nullopt;
         return std::pair{std::move(s), std::move(k)};
@@ -130,4 +130,4 @@ std::string calibration_table(const calibration_report& r)
     return out;
 }
 
-}  // namespace futexsim::real
+}  // namespace futexsim::compare

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace futexsim::sim {
+namespace futexsim {
 
 struct cpu_topology {
     unsigned socket = 0;
@@ -101,4 +101,4 @@ machine read_host_machine();
 // naming the bad part or a CPU the machine does not have.
 std::vector<unsigned> parse_cpu_list(const std::string& list, unsigned num_cpus);
 
-}  // namespace futexsim::sim
+}  // namespace futexsim

@@ -1,4 +1,4 @@
-#include "real/set_slots_stall.h"
+#include "compare/set_slots_stall.h"
 
 #include <atomic>
 #include <chrono>
@@ -12,7 +12,7 @@
 #include "run/stop_signal.h"
 #include "sim/process.h"
 
-namespace futexsim::real {
+namespace futexsim::compare {
 
 namespace {
 
@@ -24,7 +24,7 @@ constexpr unsigned sizes[2] = {64, 128};  // alternate, so each call installs a 
 // on the process's clock. `keep_going` tells the main thread whether to
 // start another sample.
 template <class KeepGoing>
-void run_scenario(sim::workload_process& proc, const std::vector<unsigned>& cpus, unsigned wakers, unsigned samples,
+void run_scenario(workload_process& proc, const std::vector<unsigned>& cpus, unsigned wakers, unsigned samples,
                   std::atomic<bool>& stopping, stall_samples& out, KeepGoing keep_going)
 {
     std::vector<std::uint64_t> words;
@@ -61,7 +61,7 @@ stall_samples measure_set_slots_kernel(unsigned wakers, unsigned samples, double
 {
     stall_samples out;
     out.wanted = samples;
-    kernel_process proc;
+    real::kernel_process proc;
     std::atomic<bool> stopping{false};
     // A kernel whose pivot latches would block SET_SLOTS (uninterruptibly)
     // for as long as the wakers run: after `limit_s`, stop them, which lets
@@ -100,7 +100,7 @@ stall_samples measure_set_slots_kernel(unsigned wakers, unsigned samples, double
     return out;
 }
 
-stall_samples measure_set_slots_sim(const sim::machine& mach, unsigned wakers, unsigned samples, double limit_s,
+stall_samples measure_set_slots_sim(const machine& mach, unsigned wakers, unsigned samples, double limit_s,
                                     std::uint64_t seed)
 {
     stall_samples out;
@@ -124,4 +124,4 @@ stall_samples measure_set_slots_sim(const sim::machine& mach, unsigned wakers, u
     return measured;
 }
 
-}  // namespace futexsim::real
+}  // namespace futexsim::compare

@@ -3,9 +3,9 @@
 // wait mismatches (EWOULDBLOCK): only the path up to the value check runs.
 #include <fmt/format.h>
 
-#include "sim/workloads/workload.h"
+#include "run/workloads/workload.h"
 
-namespace futexsim::sim {
+namespace futexsim {
 
 namespace {
 constexpr unsigned futexes_per_thread = 1024;  // perf bench's default
@@ -39,4 +39,4 @@ workload_def hash_bench_workload()
     return w;
 }
 
-}  // namespace futexsim::sim
+}  // namespace futexsim

@@ -6,11 +6,50 @@
 // word nobody wakes, or wait with a stale value (mismatch).
 #include <fmt/format.h>
 
-#include "sim/workloads/workload.h"
+#include <cmath>
+#include <stdexcept>
 
-namespace futexsim::sim {
+#include "run/strict_numbers.h"
+#include "run/workloads/workload.h"
+
+namespace futexsim {
 
 namespace {
+
+// --mix: percentages are written with one or two decimals; 33.33 x 3 is fine.
+constexpr double mix_tolerance = 0.05;
+
+struct mix {
+    double woken, timeout, mismatch;
+};
+
+// --mix WOKEN/TIMEOUT/MISMATCH: three percentages that add up to 100.
+// Anything else is refused rather than normalised: 50/40/5 may be a typo
+// for 50/45/5, and we cannot tell.
+mix parse_mix(const std::string& text)
+{
+    const auto bad = [&](const std::string& why) {
+        return std::invalid_argument(fmt::format("--mix '{}': {}; expected WOKEN/TIMEOUT/MISMATCH percentages "
+                                                 "adding up to 100, e.g. 88.6/9.5/1.9",
+                                                 text, why));
+    };
+    double share[3];
+    std::size_t from = 0;
+    for (int i = 0; i < 3; i++) {
+        const std::size_t slash = text.find('/', from);
+        if ((i < 2) != (slash != std::string::npos))
+            throw bad("not three shares");
+        const auto v = parse_real(text.substr(from, slash == std::string::npos ? slash : slash - from));
+        if (!v || *v < 0 || *v > 100)
+            throw bad("each share is a number from 0 to 100");
+        share[i] = *v;
+        from = slash + 1;
+    }
+    const double sum = share[0] + share[1] + share[2];
+    if (std::abs(sum - 100) > mix_tolerance)
+        throw bad(fmt::format("they add up to {:g}", sum));
+    return {share[0], share[1], share[2]};
+}
 constexpr long timeout_ns = 20'000;
 constexpr vtime waker_period_ns = 2'000;
 constexpr vtime loop_user_ns = 2;
@@ -21,13 +60,15 @@ workload_def mixed_wait_workload()
     workload_def w;
     w.name = "mixed-wait";
     w.description = "waits that are woken, time out or mismatch in a given ratio (--mix)";
-    w.flags = {"--mix"};
+    w.flags = {text_flag("mix", "88.6/9.5/1.9", [](const std::string& text) { parse_mix(text); },
+                         "mixed-wait: percentages of waits woken/timed out/mismatched, adding up to 100")};
     w.main = [](workload_context& ctx) {
         const unsigned waiters = std::max(1u, ctx.opt.threads / 2);
         const unsigned wakers = std::max(1u, ctx.opt.threads - waiters);
-        const double total = ctx.opt.mix_woken + ctx.opt.mix_timeout + ctx.opt.mix_mismatch;
-        const double p_mismatch = ctx.opt.mix_mismatch / total;
-        const double p_timeout = ctx.opt.mix_timeout / total;
+        const mix m = parse_mix(ctx.param("mix"));
+        const double total = m.woken + m.timeout + m.mismatch;
+        const double p_mismatch = m.mismatch / total;
+        const double p_timeout = m.timeout / total;
         std::vector<std::uint64_t> words, quiet;
         for (unsigned i = 0; i < waiters; i++) {
             words.push_back(ctx.proc.alloc_futex_word(0));
@@ -66,4 +107,4 @@ workload_def mixed_wait_workload()
     return w;
 }
 
-}  // namespace futexsim::sim
+}  // namespace futexsim

@@ -1,9 +1,9 @@
-#include "sim/report.h"
+#include "run/report.h"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
-namespace futexsim::sim {
+namespace futexsim {
 
 std::string human_line(const run_result& r)
 {
@@ -141,4 +141,4 @@ std::string json_line(const run_result& r)
     return with_tail(r, j);
 }
 
-}  // namespace futexsim::sim
+}  // namespace futexsim

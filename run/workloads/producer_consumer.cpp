@@ -7,9 +7,9 @@
 // grows under load.
 #include <fmt/format.h>
 
-#include "sim/workloads/workload.h"
+#include "run/workloads/workload.h"
 
-namespace futexsim::sim {
+namespace futexsim {
 
 namespace {
 constexpr unsigned num_words = 32;
@@ -55,4 +55,4 @@ workload_def producer_consumer_workload()
     return w;
 }
 
-}  // namespace futexsim::sim
+}  // namespace futexsim

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-namespace futexsim::sim {
+namespace futexsim {
 
 class workload_process {
 public:
@@ -56,4 +56,4 @@ public:
     virtual double random_uniform() = 0;
 };
 
-}  // namespace futexsim::sim
+}  // namespace futexsim

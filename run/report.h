@@ -3,9 +3,9 @@
 
 #include <string>
 
-#include "sim/run.h"
+#include "run/run_result.h"
 
-namespace futexsim::sim {
+namespace futexsim {
 
 // threads=96 slots(start=0 set=0 end=512) 1.00s 11.8 Mops/s outcome=latched atomic=92.5%
 std::string human_line(const run_result& r);
@@ -13,4 +13,4 @@ std::string human_line(const run_result& r);
 // of the same command and seed, apart from wall_seconds).
 std::string json_line(const run_result& r);
 
-}  // namespace futexsim::sim
+}  // namespace futexsim

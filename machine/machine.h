@@ -3,6 +3,7 @@
 // field here names a workload or a thread count.
 #pragma once
 
+#include <set>
 #include <string>
 #include <vector>
 
@@ -89,11 +90,18 @@ struct machine {
 // 256 CPUs (RCU_JIFFIES_FQS_DIV). 3 ms at HZ=1000, 4 ms at HZ=250.
 unsigned kernel_default_fqs_jiffies(unsigned hz, unsigned num_cpus);
 
-// Names accepted by --machine, in the order --help lists them.
+// Names accepted by --machine, in the order --help lists them: host, then
+// the presets of machine/presets/ (machine/CMakeLists.txt lists them).
 std::vector<std::string> machine_preset_names();
 // Throws std::invalid_argument naming the problem.
 machine load_machine_preset(const std::string& name);
 machine load_machine_file(const std::string& path);
+// A machine file's text; `origin` (its path, or the preset) names it in
+// messages and in the default description. Presets go through this too.
+machine parse_machine_json(const std::string& json_text, const std::string& origin);
+// The kinds of provenance a parameter's source may give, as the first word
+// of its "sources" entry: published, measured, fitted, assumed.
+extern const std::set<std::string> provenance_kinds;
 // The machine this runs on, from /proc/cpuinfo and /sys/devices/system/cpu.
 machine read_host_machine();
 

@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <cstdint>
 #include <string>
 
 #include "machine/machine.h"
@@ -47,6 +48,17 @@ inline std::string describe(const machine& m)
         s += fmt::format("idle state {}: exit {} ns, residency {} ns\n", st.name, st.exit_latency_ns,
                          st.target_residency_ns);
     return s;
+}
+
+// FNV-1a of describe(m): a preset's fingerprint, to pin it in a test.
+inline std::uint64_t fingerprint(const machine& m)
+{
+    std::uint64_t h = 14695981039346656037ull;
+    for (const unsigned char c : describe(m)) {
+        h ^= c;
+        h *= 1099511628211ull;
+    }
+    return h;
 }
 
 }  // namespace futexsim::test

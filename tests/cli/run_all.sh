@@ -24,7 +24,7 @@ grep -E '^\| [0-9]+ \| [0-9]+/[0-9]+ .*\| [0-9]+/[0-9]+ ' "$dir/results.md" | gr
     { echo "FAIL: a compared row without its verdict"; fail=1; }
 # The timelines table names the run it drew for each outcome it found, and the
 # recovery table has a row per thread count with its survival quantiles.
-grep -qE '^\| (latched|transient|never) \| [0-9]+ \| [0-9]+ \|' "$dir/results.md" ||
+grep -qE '^\| (latched|transient|never) \| [a-z0-9-]+ \| [0-9]+ \| [0-9.]+ \| [0-9]+ \|' "$dir/results.md" ||
     { echo "FAIL: no run in the timelines table"; fail=1; }
 grep -qE '^\| [0-9]+ \| 2 \| [0-9]+ \| [0-9]+ \| [0-9]+ \| ' "$dir/results.md" ||
     { echo "FAIL: no row in the recovery table"; fail=1; }

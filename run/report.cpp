@@ -122,6 +122,7 @@ std::string json_line(const run_result& r)
     j["mops"] = r.mops;
     j["interval_ms"] = r.interval_ms;
     j["per_interval_mops"] = r.per_interval_mops;
+    j["per_interval_atomic_share"] = r.per_interval_atomic_share;
     j["ref_get_percpu"] = r.ref_get_percpu;
     j["ref_get_atomic"] = r.ref_get_atomic;
     j["pivots_requested"] = r.pivots_requested;

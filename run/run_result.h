@@ -28,6 +28,9 @@ struct run_result {
     double mops = 0;
     double interval_ms = 0;
     std::vector<double> per_interval_mops;
+    // Per interval, the share of hash references taken on the shared atomic
+    // (FR_ATOMIC) rather than per-CPU; the simulator only.
+    std::vector<double> per_interval_atomic_share;
     std::uint64_t ops = 0;
     std::uint64_t ref_get_percpu = 0, ref_get_atomic = 0;
     std::uint64_t pivots_requested = 0, pivots_completed = 0;

@@ -13,6 +13,7 @@
 #include "run/stop_signal.h"
 #include "run/throughput.h"
 #include "run/workloads/registry.h"
+#include "sim/atomic_share.h"
 #include "sim/process.h"
 #include "sim/trace_writer.h"
 
@@ -75,8 +76,13 @@ run_result simulate(const run_options& opt, const sim_options& sopt)
             ns(sopt.trace_end_ms < 0 ? opt.seconds * 1e3 : sopt.trace_end_ms),
             fmt::format("futexsim {} {} threads={} policy={} seed={}", opt.mach.name, opt.workload, opt.threads,
                         opt.policy, opt.seed));
-        eng.set_observer(tracer.get());
     }
+    const auto interval_ns = static_cast<vtime>(std::llround(opt.interval_ms * 1e6));
+    atomic_share_bins share_bins(interval_ns, static_cast<vtime>(opt.seconds * 1e9));
+    std::optional<observer_pair> both;
+    if (tracer)
+        both.emplace(*tracer, share_bins);
+    eng.set_observer(both ? static_cast<sim_observer*>(&*both) : &share_bins);
     op_counter ops(proc, opt.interval_ms, opt.seconds);
 
     std::vector<unsigned> cpus = opt.cpus;
@@ -122,6 +128,7 @@ run_result simulate(const run_options& opt, const sim_options& sopt)
         const auto bins_run = static_cast<std::size_t>(std::ceil(r.seconds * 1e3 / opt.interval_ms));
         r.per_interval_mops.resize(std::min(r.per_interval_mops.size(), bins_run));
     }
+    r.per_interval_atomic_share = share_bins.shares(r.per_interval_mops.size());
     r.ref_get_percpu = p.ref_get_percpu;
     r.ref_get_atomic = p.ref_get_atomic;
     r.pivots_requested = p.pivots_requested;
@@ -144,10 +151,9 @@ run_result simulate(const run_options& opt, const sim_options& sopt)
     r.warnings = proc.env().warnings;
     if (r.interrupted)
         r.warnings.push_back("interrupted by SIGINT");
-    if (tracer) {
-        eng.set_observer(nullptr);
+    eng.set_observer(nullptr);
+    if (tracer)
         tracer->finish(eng.now());
-    }
     r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     return r;
 }

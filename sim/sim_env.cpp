@@ -71,26 +71,18 @@ sim_env::word<std::uint32_t>* sim_env::user_word(std::uint64_t uaddr)
     return i < user_memory_.size() ? &user_memory_[i].w : nullptr;
 }
 
-// x86 arch_futex_atomic_op_inuser(): a locked RMW on the word (xchg, xadd, or
-// a cmpxchg loop for the bit operations), old value out.
+// x86 arch_futex_atomic_op_inuser(): one locked RMW on the word (xchg, xadd,
+// or a cmpxchg loop for the bit operations), old value out.
 int sim_env::arch_futex_atomic_op_inuser(int op, int oparg, int* oval, std::uint64_t uaddr)
 {
     word<std::uint32_t>* w = user_word(uaddr);
     if (!w)
         return -model::EFAULT_;
-    const auto arg = static_cast<std::uint32_t>(oparg);
     std::uint32_t old = 0;
     int ret = 0;
     access(*w, true, [&](word<std::uint32_t>& x) {
         old = x.v;
-        switch (static_cast<unsigned>(op)) {
-        case model::FUTEX_OP_SET: x.v = arg; break;
-        case model::FUTEX_OP_ADD: x.v = old + arg; break;
-        case model::FUTEX_OP_OR: x.v = old | arg; break;
-        case model::FUTEX_OP_ANDN: x.v = old & ~arg; break;
-        case model::FUTEX_OP_XOR: x.v = old ^ arg; break;
-        default: ret = -model::ENOSYS_; break;
-        }
+        ret = model::futex_atomic_op_inuser_local(op, static_cast<std::uint32_t>(oparg), old, &x.v);
         return 0;
     });
     *oval = static_cast<int>(old);

@@ -281,34 +281,17 @@ public:
         *out = it->second;
         return 0;
     }
-    // x86's arch_futex_atomic_op_inuser(): the word, then the op.
+    // arch_futex_atomic_op_inuser(): the word, then the op (model/futex.h).
     int arch_futex_atomic_op_inuser(int op, int oparg, int* oval, std::uint64_t uaddr)
     {
         const auto it = user_memory.find(uaddr);
         if (it == user_memory.end())
             return -model::EFAULT_;
         const std::uint32_t old = it->second;
-        const auto arg = static_cast<std::uint32_t>(oparg);
         std::uint32_t next = 0;
-        switch (static_cast<unsigned>(op)) {
-        case model::FUTEX_OP_SET:
-            next = arg;
-            break;
-        case model::FUTEX_OP_ADD:
-            next = old + arg;
-            break;
-        case model::FUTEX_OP_OR:
-            next = old | arg;
-            break;
-        case model::FUTEX_OP_ANDN:
-            next = old & ~arg;
-            break;
-        case model::FUTEX_OP_XOR:
-            next = old ^ arg;
-            break;
-        default:
-            return -model::ENOSYS_;
-        }
+        const auto arg = static_cast<std::uint32_t>(oparg);
+        if (const int ret = model::futex_atomic_op_inuser_local(op, arg, old, &next))
+            return ret;
         it->second = next;
         *oval = static_cast<int>(old);
         return 0;

@@ -484,16 +484,8 @@ int explore_env::arch_futex_atomic_op_inuser(int op, int oparg, int* oval, std::
         return -model::EFAULT_;
     point(op_kind::add_return, &it->second, l);
     const std::uint32_t old = it->second.v;
-    const auto arg = static_cast<std::uint32_t>(oparg);
-    int ret = 0;
-    switch (static_cast<unsigned>(op)) {
-    case model::FUTEX_OP_SET: it->second.v = arg; break;
-    case model::FUTEX_OP_ADD: it->second.v = old + arg; break;
-    case model::FUTEX_OP_OR: it->second.v = old | arg; break;
-    case model::FUTEX_OP_ANDN: it->second.v = old & ~arg; break;
-    case model::FUTEX_OP_XOR: it->second.v = old ^ arg; break;
-    default: ret = -model::ENOSYS_; break;
-    }
+    const int ret = model::futex_atomic_op_inuser_local(op, static_cast<std::uint32_t>(oparg), old,
+                                                        &it->second.v);
     *oval = static_cast<int>(old);
     done(old, it->second.v);
     return ret;

@@ -70,12 +70,12 @@ void sim_process::sys_enter(const char* name)
     if (auto* o = eng_.observer())
         o->syscall_enter(eng_.current(), name, eng_.now());
     eng_.charge(jittered(eng_.mach().syscall_entry_ns));
-    eng_.current().mode = task_mode::kernel;
+    eng_.set_mode(task_mode::kernel);
 }
 
 void sim_process::sys_exit()
 {
-    eng_.current().mode = task_mode::user;
+    eng_.set_mode(task_mode::user);
     eng_.charge(jittered(eng_.mach().syscall_exit_ns));
     if (auto* o = eng_.observer())
         o->syscall_exit(eng_.current(), eng_.now());

@@ -8,7 +8,7 @@ namespace futexsim::sim {
 // wait list and are handed the lock on unlock.
 void sim_env::mutex_lock(mutex_t& m)
 {
-    might_sleep("mutex_lock()");
+    kernel::might_sleep(current_or_null(), "mutex_lock()");
     task& self = eng_.current();
     const long me = static_cast<long>(self.id) + 1;
     long expected = 0;
@@ -35,15 +35,15 @@ void sim_env::mutex_unlock(mutex_t& m)
 // holder's release writes the line, then retries the RMW.
 void sim_env::spin_lock(spinlock_t& l)
 {
-    ++eng_.current().preempt_count;
+    ++kernel_task().preempt_count;
     for (;;) {
         int e = 0;
         if (atomic_try_cmpxchg(l.locked, e, 1))
             return;
         cache_line& line = *l.locked.line;
-        eng_.spin_prepare(line);
+        cache_.spin_prepare(line);
         if (atomic_read(l.locked) == 0) {
-            eng_.spin_cancel(line);
+            cache_.spin_cancel(line);
             continue;
         }
         eng_.spin_wait();
@@ -53,7 +53,7 @@ void sim_env::spin_lock(spinlock_t& l)
 void sim_env::spin_unlock(spinlock_t& l)
 {
     atomic_set(l.locked, 0);
-    --eng_.current().preempt_count;
+    --kernel_task().preempt_count;
 }
 
 std::uint64_t sim_env::alloc_user_word(std::uint32_t initial)
@@ -87,20 +87,6 @@ int sim_env::arch_futex_atomic_op_inuser(int op, int oparg, int* oval, std::uint
     });
     *oval = static_cast<int>(old);
     return ret;
-}
-
-void sim_env::wake_up_var(const void* var)
-{
-    auto it = var_waiters_.find(var);
-    if (it == var_waiters_.end())
-        return;
-    std::vector<std::uint32_t> waiters = std::move(it->second);
-    var_waiters_.erase(it);
-    for (std::uint32_t id : waiters) {
-        task& t = eng_.task_by_id(id);
-        t.var_woken = true;
-        eng_.wake(t, eng_.now());
-    }
 }
 
 }  // namespace futexsim::sim

@@ -233,11 +233,8 @@ void engine::block()
     if (tearing_down_)
         return;
     task& t = current();
-    ++t.blocks;
-    if (t.wake_pending) {  // woken between prepare-to-wait and now
-        t.wake_pending = false;
+    if (!t.sleep_begins())  // woken between prepare-to-wait and now
         return;
-    }
     t.state = task_state::blocked;
     vcpu& c = cpus_[static_cast<std::size_t>(t.cpu)];
     c.current = -1;
@@ -290,7 +287,7 @@ void engine::wake(task& t, vtime at)
     if (t.state == task_state::exited)
         return;
     if (t.state != task_state::blocked) {
-        t.wake_pending = true;
+        t.wake_running();
         return;
     }
     ++t.gen;

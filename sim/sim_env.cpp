@@ -4,31 +4,29 @@
 
 namespace futexsim::sim {
 
-// struct mutex: an owner word taken by cmpxchg; contenders sleep on a FIFO
-// wait list and are handed the lock on unlock.
+// struct mutex (sim/kernel/mutex.h): the owner word is taken by a cmpxchg
+// and handed over by a store, each a cache-line access.
 void sim_env::mutex_lock(mutex_t& m)
 {
-    kernel::might_sleep(current_or_null(), "mutex_lock()");
     task& self = eng_.current();
     const long me = static_cast<long>(self.id) + 1;
-    long expected = 0;
-    if (atomic_try_cmpxchg(m.owner, expected, me))
-        return;
-    m.waiters.push_back(self.id);
-    while (m.owner.v != me)
-        eng_.block();
+    kernel::mutex_lock(
+        m, &self,
+        [&] {
+            long expected = 0;
+            return atomic_try_cmpxchg(m.owner, expected, me);
+        },
+        [&] { return m.owner.v == me; }, [this] { eng_.block(); });
 }
 
 void sim_env::mutex_unlock(mutex_t& m)
 {
-    if (m.waiters.empty()) {
-        atomic_set(m.owner, 0L);
-        return;
-    }
-    const std::uint32_t next = m.waiters.front();
-    m.waiters.pop_front();
-    atomic_set(m.owner, static_cast<long>(next) + 1);  // hand-off
-    eng_.wake(eng_.task_by_id(next), eng_.now());
+    kernel::mutex_unlock(
+        m,
+        [&](kernel::task_struct* next) {
+            atomic_set(m.owner, next ? static_cast<long>(static_cast<task*>(next)->id) + 1 : 0L);
+        },
+        [this](kernel::task_struct& next) { eng_.wake(static_cast<task&>(next), eng_.now()); });
 }
 
 // A test-and-set spinlock: the waiter spins on its cached copy until the

@@ -18,6 +18,7 @@
 #include "model/futex.h"
 #include "sim/cache.h"
 #include "sim/engine.h"
+#include "sim/kernel/mutex.h"
 #include "sim/kernel/wait_var.h"
 #include "sim/rcu.h"
 
@@ -33,10 +34,8 @@ public:
     struct percpu_uint {
         std::vector<unsigned> v;
     };
-    struct mutex_t {
-        word<long> owner;  // task id + 1, 0 when free
-        std::deque<std::uint32_t> waiters;
-    };
+    // The owner word holds the task id + 1, 0 when free (sim/kernel/mutex.h).
+    using mutex_t = kernel::mutex<word<long>>;
     struct spinlock_t {
         word<int> locked;
     };

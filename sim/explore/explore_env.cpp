@@ -256,11 +256,8 @@ bool explore_env::block(const char* in, const void* on)
     if (!in_task() || tearing_down_)
         return false;
     xtask& self = current();
-    ++self.blocks;
-    if (self.wake_pending) {
-        self.wake_pending = false;
+    if (!self.sleep_begins())
         return true;
-    }
     self.state = tstate::blocked;
     self.blocked_in = in;
     self.blocked_on = on;
@@ -278,7 +275,7 @@ void explore_env::wake(xtask& t)
         t.state = tstate::runnable;
         return;
     }
-    t.wake_pending = true;
+    t.wake_running();
 }
 
 void explore_env::leave_section(xtask& t)
@@ -377,31 +374,30 @@ void explore_env::warn_might_sleep(const char* call)
     warn(what.c_str());
 }
 
+// struct mutex (sim/kernel/mutex.h): taking it and handing it over are the
+// step; a contender's sleep is a block of its own.
 void explore_env::mutex_lock(mutex_t& m, loc l)
 {
-    kernel::might_sleep(in_task() ? &current() : nullptr, "mutex_lock()");
+    kernel::task_struct* self = in_task() ? &current() : nullptr;
     point(op_kind::mutex_lock, &m, l);
-    const int me = current_;
-    if (m.owner < 0 || tearing_down_) {
-        m.owner = me;
-    } else {
-        m.waiters.push_back(me);
-        while (m.owner != me)
-            block("mutex_lock", &m);
-    }
+    kernel::mutex_lock(
+        m, self,
+        [&] {
+            if (m.owner && !tearing_down_)
+                return false;
+            m.owner = self;
+            return true;
+        },
+        [&] { return m.owner == self; }, [&] { block("mutex_lock", &m); });
     done(0, 1);
 }
 
 void explore_env::mutex_unlock(mutex_t& m, loc l)
 {
     point(op_kind::mutex_unlock, &m, l);
-    if (m.waiters.empty()) {
-        m.owner = -1;
-    } else {
-        m.owner = m.waiters.front();  // hand-off
-        m.waiters.erase(m.waiters.begin());
-        wake(*tasks_[static_cast<std::size_t>(m.owner)]);
-    }
+    kernel::mutex_unlock(
+        m, [&](kernel::task_struct* next) { m.owner = next; },
+        [this](kernel::task_struct& next) { wake(static_cast<xtask&>(next)); });
     done(1, 0);
 }
 

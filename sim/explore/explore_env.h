@@ -44,6 +44,7 @@
 #include "model/atomic.h"
 #include "model/env.h"
 #include "model/futex.h"
+#include "sim/kernel/mutex.h"
 #include "sim/kernel/rcu_gp.h"
 #include "sim/kernel/task.h"
 #include "sim/kernel/wait_var.h"
@@ -82,10 +83,8 @@ public:
     struct percpu_uint {
         std::vector<unsigned> v;
     };
-    struct mutex_t {
-        int owner = -1;
-        std::vector<int> waiters;
-    };
+    // The owner is the holding task, nullptr when free (sim/kernel/mutex.h).
+    using mutex_t = kernel::mutex<kernel::task_struct*>;
     struct spinlock_t {
         int owner = -1;
     };

@@ -23,6 +23,22 @@ struct task_struct {
     // Inside a section no grace period may end across (and, for the
     // explorer, no other task may take its CPU).
     bool in_section() const { return rcu_nesting > 0 || preempt_count > 0; }
+
+    // schedule() after set_current_state(): a wake-up that came since, while
+    // the task still ran, ends the sleep before it begins (try_to_wake_up()
+    // set it TASK_RUNNING again). Whether the task really goes to sleep; the
+    // scheduler (the engine or the explorer) then takes it off its CPU.
+    bool sleep_begins()
+    {
+        ++blocks;
+        if (!wake_pending)
+            return true;
+        wake_pending = false;
+        return false;
+    }
+    // try_to_wake_up() of a task that is not asleep: its next sleep returns
+    // at once.
+    void wake_running() { wake_pending = true; }
 };
 
 }  // namespace futexsim::sim::kernel

@@ -96,17 +96,18 @@ void ref_get_put_atomic(benchmark::State& state) { ref_get_put(state); }
 // --- each policy on the mutex workload ---------------------------------------
 void mutex_policy(benchmark::State& state, const char* policy)
 {
-    sim::run_options o;
+    run_options o;
     o.workload = "mutex";
     o.policy = policy;
     o.threads = static_cast<unsigned>(state.range(0));
-    o.work_ops = 20000;
+    constexpr std::int64_t work_ops = 20000;
+    o.params.set("ops", std::to_string(work_ops));
     o.seconds = 5;
     for (auto _ : state) {
-        const sim::run_result r = real::run_real(o, real::backend::threads);
+        const run_result r = real::run_real(o, real::backend::threads);
         state.SetIterationTime(r.work_ms / 1e3);
     }
-    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * static_cast<std::int64_t>(o.work_ops));
+    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations()) * work_ops);
 }
 
 // Keeps each benchmark's time per operation for the ratio table.

@@ -5,15 +5,15 @@
 
 #include "cli/commands.h"
 #include "cli/numbers.h"
-#include "real/calibration.h"
+#include "compare/calibration.h"
+#include "machine/machine.h"
 #include "real/limits.h"
-#include "sim/machine.h"
 
 namespace futexsim::cli {
 
 void register_calibrate(CLI::App& app)
 {
-    auto opt = std::make_shared<real::calibration_options>();
+    auto opt = std::make_shared<compare::calibration_options>();
     CLI::App* sub = app.add_subcommand(
         "calibrate", "Measure this machine's kernel (kernel backend) and predict the same with the simulator's "
                      "host preset, side by side: slots after N threads, wake-nowaiters throughput, and how long "
@@ -33,8 +33,8 @@ void register_calibrate(CLI::App& app)
     sub->footer("SIGINT ends it after the rows measured so far, which it prints; exit status 130.\n"
                 "docs/calibration.md records this machine's table and what it taught the host preset.");
     add_command(sub, [opt] {
-        const real::calibration_report r = real::calibrate(*opt, sim::load_machine_preset("host"));
-        std::cout << real::calibration_table(r);
+        const compare::calibration_report r = compare::calibrate(*opt, load_machine_preset("host"));
+        std::cout << compare::calibration_table(r);
         return r.interrupted ? interrupted_status : 0;
     });
 }

@@ -9,8 +9,8 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdint>
-#include <optional>
-#include <string>
+
+#include "run/strict_numbers.h"  // the same checks on their own: parse_whole(), parse_real()
 
 namespace futexsim::cli {
 
@@ -18,10 +18,5 @@ namespace futexsim::cli {
 CLI::Validator whole_number(std::uint64_t lo, std::uint64_t hi);
 // Real numbers: decimal, optional sign and exponent, finite, in [lo, hi].
 CLI::Validator real_number(double lo, double hi);
-
-// The same checks on their own: the value, or nullopt if `text` is not
-// such a number (range not checked).
-std::optional<std::uint64_t> parse_whole(const std::string& text);
-std::optional<double> parse_real(const std::string& text);
 
 }  // namespace futexsim::cli

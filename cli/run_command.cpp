@@ -17,42 +17,42 @@
 
 #include "cli/commands.h"
 #include "cli/numbers.h"
+#include "cli/workload_flags.h"
+#include "machine/machine.h"
 #include "model/core.h"
 #include "real/limits.h"
 #include "real/run_real.h"
-#include "sim/machine.h"
-#include "sim/report.h"
+#include "run/report.h"
 #include "run/stop_signal.h"
+#include "run/workloads/registry.h"
 #include "sim/run.h"
-#include "sim/workloads/workload.h"
 
 namespace futexsim::cli {
 
 namespace {
 
-// The options bound straight into the simulator's run_options, plus what
-// only the command line has (names and lists still to be resolved, the
-// number of runs, the output format).
+// The options bound straight into the run's run_options and the
+// simulator's own sim_options, plus what only the command line has (names
+// and lists still to be resolved, the number of runs, the output format).
 struct run_args {
-    sim::run_options opt;
+    run_options opt;
+    sim::sim_options sim;
+    workload_flags workload;  // --locks, --mix, ...: declared by the workloads
     std::string machine = "xeon-6975p-snc3";
     std::string machine_file;
     std::string cpus;
-    std::string mix = "88.6/9.5/1.9";
     std::string strategy = "fifo";
     std::string schedule;
     std::string trace_window;
     unsigned runs = 1;
     bool json = false;
     std::string backend = "sim";
-    std::vector<std::string> given_flags;  // workload-specific flags on the command line
     std::vector<std::string> sim_only_flags;  // given flags that only the simulator takes
     bool policy_given = false;
     std::string kernel{model::kernel_version_name(model::default_kernel_version)};
     bool kernel_given = false;
     bool pct_depth_given = false;
     bool cpus_given = false;  // --cpus '' is refused, not read as "all CPUs"
-    bool start_given = false;
 };
 
 // --presize: the kernel takes any power of two its allocator can hold (2^24
@@ -66,9 +66,6 @@ constexpr unsigned max_presize = 1u << 20;
 // enough for an hour at 10 ms, or 60 s at 2 ms with 1024 threads.
 constexpr double max_bins = 1e6;
 constexpr double max_real_bin_words = 1 << 25;
-// --mix: percentages are written with one or two decimals; 33.33 x 3 is fine.
-constexpr double mix_tolerance = 0.05;
-
 std::string joined(const std::vector<std::string>& names)
 {
     std::string s;
@@ -77,38 +74,8 @@ std::string joined(const std::vector<std::string>& names)
     return s;
 }
 
-// mixed-wait's --mix WOKEN/TIMEOUT/MISMATCH: three percentages that add
-// up to 100. Anything else is refused rather than normalised: 50/40/5 may
-// be a typo for 50/45/5, and we cannot tell.
-void parse_mix(const std::string& text, sim::run_options& opt)
-{
-    const auto bad = [&](const std::string& why) {
-        return usage_error(fmt::format("--mix '{}': {}; expected WOKEN/TIMEOUT/MISMATCH percentages adding up to "
-                                       "100, e.g. 88.6/9.5/1.9",
-                                       text, why));
-    };
-    double share[3];
-    std::size_t from = 0;
-    for (int i = 0; i < 3; i++) {
-        const std::size_t slash = text.find('/', from);
-        if ((i < 2) != (slash != std::string::npos))
-            throw bad("not three shares");
-        const auto v = parse_real(text.substr(from, slash == std::string::npos ? slash : slash - from));
-        if (!v || *v < 0 || *v > 100)
-            throw bad("each share is a number from 0 to 100");
-        share[i] = *v;
-        from = slash + 1;
-    }
-    const double sum = share[0] + share[1] + share[2];
-    if (std::abs(sum - 100) > mix_tolerance)
-        throw bad(fmt::format("they add up to {:g}", sum));
-    opt.mix_woken = share[0];
-    opt.mix_timeout = share[1];
-    opt.mix_mismatch = share[2];
-}
-
 // --trace-window START:END, virtual milliseconds, 0 <= START < END.
-void parse_trace_window(const std::string& text, sim::run_options& opt)
+void parse_trace_window(const std::string& text, sim::sim_options& opt)
 {
     const std::size_t colon = text.find(':');
     const auto start = colon == std::string::npos ? std::nullopt : parse_real(text.substr(0, colon));
@@ -132,7 +99,7 @@ void check_backend_flags(const run_args& a)
     if (a.backend == "kernel" && (a.policy_given || a.opt.precheck || a.kernel_given))
         throw usage_error(fmt::format("{} does not apply to --backend kernel (the host kernel's own code runs)",
                                       a.policy_given ? "--policy" : a.opt.precheck ? "--precheck" : "--kernel"));
-    const sim::run_options& opt = a.opt;
+    const run_options& opt = a.opt;
     if (opt.threads > real::max_threads)
         throw usage_error(fmt::format("--threads {}: --backend {} creates at most {} threads", opt.threads,
                                       a.backend, real::max_threads));
@@ -154,18 +121,21 @@ void check_backend_flags(const run_args& a)
                                       opt.interval_ms, bins, opt.threads, a.backend, max_real_bin_words));
 }
 
-// What every backend checks the same way: the workload's own flags, the
-// CPU list, the hash size, the mix, the bins.
+// What every backend checks the same way: the CPU list, the hash size, the
+// bins, and the workload's own flags (workload_flags).
 void check_common(run_args& a, unsigned num_cpus)
 {
-    sim::run_options& opt = a.opt;
+    run_options& opt = a.opt;
+    const workload_def* wl = nullptr;
     try {
-        const auto& wl = sim::find_workload(opt.workload);
-        for (const auto& flag : a.given_flags)
-            if (std::find(wl.flags.begin(), wl.flags.end(), flag) == wl.flags.end())
-                throw usage_error(fmt::format("{} does not apply to workload '{}'", flag, opt.workload));
+        wl = &find_workload(opt.workload);
+    } catch (const std::invalid_argument& e) {
+        throw usage_error(e.what());
+    }
+    a.workload.refuse_others(*wl);
+    try {
         if (a.cpus_given)
-            opt.cpus = sim::parse_cpu_list(a.cpus, num_cpus);
+            opt.cpus = parse_cpu_list(a.cpus, num_cpus);
     } catch (const std::invalid_argument& e) {
         throw usage_error(e.what());
     }
@@ -173,29 +143,26 @@ void check_common(run_args& a, unsigned num_cpus)
         throw usage_error(fmt::format("--presize {}: slots must be a power of two from 2 to {} (use --global-hash "
                                       "for 0)",
                                       *opt.presize, max_presize));
-    if (a.start_given && opt.start_threads > opt.threads)
-        throw usage_error(fmt::format("--start-threads {}: the pool starts with at most --threads ({}) threads",
-                                      opt.start_threads, opt.threads));
     if (opt.seconds * 1e3 / opt.interval_ms > max_bins)
         throw usage_error(fmt::format("--interval-ms {}: {} s in bins of {} ms is more than {} bins", opt.interval_ms,
                                       opt.seconds, opt.interval_ms, max_bins));
-    parse_mix(a.mix, opt);
+    a.workload.apply(*wl, opt);
 }
 
 int run_real_backend(run_args& a)
 {
-    sim::run_options& opt = a.opt;
+    run_options& opt = a.opt;
     const real::backend b = a.backend == "threads" ? real::backend::threads : real::backend::kernel;
     for (unsigned i = 0; i < a.runs; i++) {
         if (sigint_received())  // before this run started: nothing to print for it
             return interrupted_status;
-        sim::run_result r;
+        run_result r;
         try {
             r = real::run_real(opt, b);
         } catch (const std::invalid_argument& e) {
             throw usage_error(e.what());
         }
-        print_line(a.json ? sim::json_line(r) : sim::human_line(r));
+        print_line(a.json ? json_line(r) : human_line(r));
         if (r.interrupted)
             return interrupted_status;
     }
@@ -204,7 +171,8 @@ int run_real_backend(run_args& a)
 
 int run(run_args& a)
 {
-    sim::run_options& opt = a.opt;
+    run_options& opt = a.opt;
+    sim::sim_options& sopt = a.sim;
     check_backend_flags(a);
     const auto kernel = model::parse_kernel_version(a.kernel);
     if (!kernel)
@@ -215,8 +183,7 @@ int run(run_args& a)
         return run_real_backend(a);
     }
     try {
-        opt.mach = a.machine_file.empty() ? sim::load_machine_preset(a.machine)
-                                          : sim::load_machine_file(a.machine_file);
+        opt.mach = a.machine_file.empty() ? load_machine_preset(a.machine) : load_machine_file(a.machine_file);
     } catch (const std::invalid_argument& e) {
         throw usage_error(e.what());
     }
@@ -228,20 +195,20 @@ int run(run_args& a)
         throw usage_error(fmt::format("--strategy '{}': expected fifo, random, pct or replay", a.strategy));
     if (a.pct_depth_given && *kind != sim::strategy_kind::pct)
         throw usage_error(fmt::format("--pct-depth applies to --strategy pct only (this is --strategy {})", a.strategy));
-    opt.strategy.kind = *kind;
+    sopt.strategy.kind = *kind;
     const auto schedule = sim::parse_schedule(a.schedule);
     if (!schedule)
         throw usage_error(fmt::format("--schedule '{}': expected comma-separated choices, e.g. 1,0,2", a.schedule));
-    opt.strategy.schedule = *schedule;
+    sopt.strategy.schedule = *schedule;
     if (!a.trace_window.empty()) {
-        if (opt.trace_path.empty())
+        if (sopt.trace_path.empty())
             throw usage_error("--trace-window needs --trace FILE");
-        parse_trace_window(a.trace_window, opt);
+        parse_trace_window(a.trace_window, sopt);
     }
-    if (!opt.trace_path.empty() && a.runs > 1)
+    if (!sopt.trace_path.empty() && a.runs > 1)
         throw usage_error(fmt::format("--trace writes one run's trace: --runs {} must be 1", a.runs));
-    if (!opt.trace_path.empty() && !std::ofstream(opt.trace_path))
-        throw usage_error(fmt::format("--trace '{}': cannot write: {}", opt.trace_path, std::strerror(errno)));
+    if (!sopt.trace_path.empty() && !std::ofstream(sopt.trace_path))
+        throw usage_error(fmt::format("--trace '{}': cannot write: {}", sopt.trace_path, std::strerror(errno)));
 
     // Seeds K, K+1, ...: the last one must not wrap around to 0.
     const std::uint64_t first_seed = opt.seed;
@@ -255,8 +222,8 @@ int run(run_args& a)
         if (sigint_received())
             return interrupted_status;
         opt.seed = first_seed + i;
-        const sim::run_result r = sim::simulate(opt);
-        print_line(a.json ? sim::json_line(r) : sim::human_line(r));
+        const run_result r = sim::simulate(opt, sopt);
+        print_line(a.json ? json_line(r) : human_line(r));
         if (r.interrupted)
             return interrupted_status;
     }
@@ -277,14 +244,14 @@ void register_run(CLI::App& app)
         ->check(CLI::IsMember({"sim", "threads", "kernel"}))
         ->capture_default_str();
     auto* machine = sub->add_option("--machine", a->machine,
-                    "Machine preset: " + joined(sim::machine_preset_names()) +
+                    "Machine preset: " + joined(machine_preset_names()) +
                         " (host reads this machine's /proc and /sys)")
         ->capture_default_str();
     auto* machine_file = sub->add_option("--machine-file", a->machine_file,
                     "JSON machine description (see docs/simulator.md); overrides --machine")
         ->check(CLI::ExistingFile);
     std::vector<std::string> wnames;
-    for (const auto& w : sim::workloads())
+    for (const auto& w : workloads())
         wnames.push_back(w.name);
     sub->add_option("--workload", a->opt.workload, "Workload: " + joined(wnames))->capture_default_str();
     auto* policy = sub->add_option("--policy", a->opt.policy,
@@ -333,42 +300,24 @@ void register_run(CLI::App& app)
                     "Which queued task a CPU runs next: fifo (the queue's order), random, pct, replay "
                     "(--schedule, then fifo); seeded by --seed")
         ->capture_default_str();
-    auto* pct_depth = sub->add_option("--pct-depth", a->opt.strategy.pct_depth,
+    auto* pct_depth = sub->add_option("--pct-depth", a->sim.strategy.pct_depth,
                                       "pct: depth d (d - 1 priority change points); --strategy pct only")
                           ->transform(whole_number(1, 64))
                           ->capture_default_str();
     auto* schedule = sub->add_option("--schedule", a->schedule,
                                      "Choices played first at each scheduling point, e.g. 1,0,2");
     sub->add_flag("--json", a->json, "One JSON object per line instead of the human line");
-    auto* trace = sub->add_option("--trace", a->opt.trace_path,
+    auto* trace = sub->add_option("--trace", a->sim.trace_path,
                                   "Write the run as a Chrome/Perfetto trace-event JSON file (sim only; "
                                   "docs/tracing.md)");
     auto* trace_window = sub->add_option("--trace-window", a->trace_window,
                                          "START:END virtual milliseconds the trace covers (default: the "
                                          "whole measured run)");
-    auto* locks = sub->add_option("--locks", a->opt.locks, "mutex: number of locks the threads share")
-                      ->transform(whole_number(1, 4096))
-                      ->capture_default_str();
-    auto* unlock = sub->add_option("--unlock", a->opt.unlock,
-                                   "mutex: store_wake (always FUTEX_WAKE) or xchg (wake only if contended)")
-                       ->check(CLI::IsMember({"store_wake", "xchg"}))
-                       ->capture_default_str();
-    auto* mix = sub->add_option("--mix", a->mix,
-                                "mixed-wait: percentages of waits woken/timed out/mismatched, adding up to 100")
-                    ->capture_default_str();
-    auto* start = sub->add_option("--start-threads", a->opt.start_threads,
-                                  "pool-growth: threads working before the pool grows to --threads (at most --threads)")
-                      ->transform(whole_number(1, 4096))
-                      ->capture_default_str();
-    auto* work = sub->add_option("--ops", a->opt.work_ops,
-                                 "mutex: a fixed amount of work (lock/unlock pairs); reports work_ms")
-                     ->transform(whole_number(1, std::uint64_t{1} << 40));
+    a->workload.add_to(*sub);
     // Which flags were given, for the checks in run(): those only the
-    // simulator takes, and the workload-specific ones (in the order the
-    // errors name them).
+    // simulator takes (in the order the errors name them).
     const std::vector<CLI::Option*> sim_only = {machine,  machine_file, seed,  strategy,
                                                  pct_depth, schedule,     trace, trace_window};
-    const std::vector<CLI::Option*> workload_specific = {work, start, mix, locks, unlock};
     sub->parse_complete_callback([=] {
         auto given = [](const std::vector<CLI::Option*>& options) {
             std::vector<std::string> names;
@@ -378,10 +327,8 @@ void register_run(CLI::App& app)
             return names;
         };
         a->sim_only_flags = given(sim_only);
-        a->given_flags = given(workload_specific);
         a->pct_depth_given = pct_depth->count() > 0;
         a->cpus_given = cpus->count() > 0;
-        a->start_given = start->count() > 0;
         a->policy_given = policy->count() > 0;
         a->kernel_given = kernel->count() > 0;
     });

@@ -26,9 +26,9 @@
 #include "cli/sweep_grid.h"
 #include "model/core.h"
 #include "cli/numbers.h"
-#include "sim/machine.h"
+#include "machine/machine.h"
 #include "run/stop_signal.h"
-#include "sim/workloads/workload.h"
+#include "run/workloads/registry.h"
 
 namespace futexsim::cli {
 
@@ -71,13 +71,13 @@ sweep_grid build_grid(const sweep_args& a)
         if (!model::parse_kernel_version(k))
             throw usage_error(fmt::format("--kernel: unknown kernel '{}' (valid: {})", k, model::kernel_version_names));
     for (const auto& w : g.workloads)
-        sim::find_workload(w);  // throws with the valid names
+        find_workload(w);  // throws with the valid names
     for (const auto& m : g.machines) {
-        const sim::machine mach =
-            m.rfind("file:", 0) == 0 ? sim::load_machine_file(m.substr(5)) : sim::load_machine_preset(m);
+        const machine mach =
+            m.rfind("file:", 0) == 0 ? load_machine_file(m.substr(5)) : load_machine_preset(m);
         for (const auto& c : g.cpus)
             if (!c.empty())
-                sim::parse_cpu_list(c, mach.num_cpus());
+                parse_cpu_list(c, mach.num_cpus());
     }
     for (unsigned t : g.threads)
         if (t < 1 || t > 4096)

@@ -15,11 +15,11 @@
 #include <thread>
 #include <vector>
 
-#include "sim/workloads/workload_process.h"
+#include "run/workloads/workload_process.h"
 
 namespace futexsim::real {
 
-class real_process : public sim::workload_process {
+class real_process : public workload_process {
 public:
     real_process();
     ~real_process() override;  // joins whatever is still running

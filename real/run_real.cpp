@@ -14,13 +14,14 @@
 #include "real/limits.h"
 #include "run/stop_signal.h"
 #include "real/threads_process.h"
-#include "sim/workloads/workload.h"
+#include "run/throughput.h"
+#include "run/workloads/registry.h"
 
 namespace futexsim::real {
 
 namespace {
 
-void check_options(const sim::run_options& opt, backend b)
+void check_options(const run_options& opt, backend b)
 {
     if (opt.threads == 0)
         throw std::invalid_argument("--threads must be at least 1");
@@ -37,7 +38,7 @@ void check_options(const sim::run_options& opt, backend b)
             "this kernel has no prctl(PR_FUTEX_HASH) (Linux 6.17 or later): --presize and --global-hash need it");
 }
 
-std::string classify(const sim::run_result& r, double seconds)
+std::string classify(const run_result& r, double seconds)
 {
     if (r.pivot_pending_at_end)
         return r.pending_ms_at_end >= seconds * 1e3 / 2 ? "latched" : "transient";
@@ -50,7 +51,7 @@ std::string classify(const sim::run_result& r, double seconds)
 class watchdog {
 public:
     template <class Snapshot>
-    watchdog(double seconds, sim::workload_context& ctx, Snapshot snap)
+    watchdog(double seconds, workload_context& ctx, Snapshot snap)
     {
         with_sigint_blocked([&] {
             thread_ = std::thread([this, seconds, &ctx, snap] {
@@ -58,7 +59,7 @@ public:
                 std::unique_lock lock(mu_);
                 // A fixed amount of work (--ops) ends the run once done: on a
                 // real machine, waiting out the rest of --seconds shows nothing.
-                auto work_done = [&] { return ctx.opt.work_ops && ctx.work_done_at.load() >= 0; };
+                auto work_done = [&] { return ctx.work_done_at.load() >= 0; };
                 while (!cancelled_ && !stop_requested().load() && !work_done() &&
                        std::chrono::steady_clock::now() < until)
                     cv_.wait_for(lock, std::chrono::milliseconds(5));
@@ -95,10 +96,10 @@ private:
 
 }  // namespace
 
-sim::run_result run_real(const sim::run_options& opt, backend b)
+run_result run_real(const run_options& opt, backend b)
 {
     const auto wall_start = std::chrono::steady_clock::now();
-    const sim::workload_def& wl = sim::find_workload(opt.workload);
+    const workload_def& wl = find_workload(opt.workload);
     check_options(opt, b);
 
     sigint_scope sigint;
@@ -115,7 +116,7 @@ sim::run_result run_real(const sim::run_options& opt, backend b)
         proc = std::make_unique<kernel_process>();
     }
 
-    sim::run_result r = sim::result_header(opt);
+    run_result r = result_header(opt);
     r.backend = b == backend::threads ? "threads" : "kernel";
     r.machine = "host";
     if (b == backend::kernel)
@@ -126,8 +127,8 @@ sim::run_result run_real(const sim::run_options& opt, backend b)
     if (!have_prctl)
         r.warnings.push_back("no prctl(PR_FUTEX_HASH) on this kernel (before 6.17): slots are -1");
 
-    sim::op_counter ops(*proc, opt.interval_ms, opt.seconds, /*window_only=*/true);
-    sim::workload_context ctx{*proc, opt, ops, opt.cpus};
+    op_counter ops(*proc, opt.interval_ms, opt.seconds, /*window_only=*/true);
+    workload_context ctx{*proc, opt, ops, opt.cpus};
     proc->stop_waits_on(&ctx.stopping);
     r.slots_start = slots();
     if (opt.global_hash || opt.presize) {
@@ -142,9 +143,9 @@ sim::run_result run_real(const sim::run_options& opt, backend b)
         std::lock_guard lock(result_mu);
         const double elapsed = static_cast<double>(proc->now_ns()) / 1e9;
         r.interrupted = sigint_received().load();
-        if (r.interrupted || (opt.work_ops && ctx.work_done_at.load() >= 0))
+        if (r.interrupted || ctx.work_done_at.load() >= 0)
             r.seconds = std::min(opt.seconds, elapsed);
-        sim::fill_throughput(r, ctx, ops, r.seconds, slots());  // a run that ended early has fewer bins
+        fill_throughput(r, ctx, ops, r.seconds, slots());  // a run that ended early has fewer bins
         if (tp) {
             const pivot_stats p = tp->env().pivots();
             r.ref_get_percpu = p.ref_get_percpu;

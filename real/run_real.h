@@ -1,8 +1,10 @@
 // One run of a workload on a real backend: the same options and result as
-// sim::simulate(), in wall-clock time on this machine.
+// the simulator (run/run_options.h, run/run_result.h), in wall-clock time
+// on this machine.
 #pragma once
 
-#include "sim/run.h"
+#include "run/run_options.h"
+#include "run/run_result.h"
 
 namespace futexsim::real {
 
@@ -12,6 +14,6 @@ enum class backend { threads, kernel };
 // many threads, too long, --presize on a kernel without PR_FUTEX_HASH).
 // Every thread it created has been joined when it returns or throws; a
 // SIGINT ends the run early (result.interrupted).
-sim::run_result run_real(const sim::run_options& opt, backend b);
+run_result run_real(const run_options& opt, backend b);
 
 }  // namespace futexsim::real

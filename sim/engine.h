@@ -23,9 +23,9 @@
 #include <string>
 #include <vector>
 
+#include "machine/machine.h"
 #include "sim/event_source.h"
 #include "sim/kernel/task.h"
-#include "sim/machine.h"
 #include "sim/observer.h"
 #include "sim/rng.h"
 #include "sim/schedule.h"

@@ -14,10 +14,10 @@
 #include "run/pivot_stats.h"
 #include "sim/cache.h"
 #include "sim/engine.h"
-#include "sim/machine.h"
+#include "machine/machine.h"
 #include "sim/rcu.h"
 #include "sim/sim_env.h"
-#include "sim/workloads/workload_process.h"
+#include "run/workloads/workload_process.h"
 
 namespace futexsim::sim {
 

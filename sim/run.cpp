@@ -10,10 +10,12 @@
 
 #include <fmt/format.h>
 
-#include "sim/process.h"
 #include "run/stop_signal.h"
+#include "run/throughput.h"
+#include "run/workloads/registry.h"
+#include "sim/atomic_share.h"
+#include "sim/process.h"
 #include "sim/trace_writer.h"
-#include "sim/workloads/workload.h"
 
 namespace futexsim::sim {
 
@@ -37,22 +39,7 @@ constexpr vtime max_drain_ns = 2'000'000'000;
 
 }  // namespace
 
-run_result result_header(const run_options& opt)
-{
-    run_result r;
-    r.machine = opt.mach.name;
-    r.policy = opt.policy;
-    r.precheck = opt.precheck;
-    r.kernel = model::kernel_version_name(opt.kernel);
-    r.workload = opt.workload;
-    r.threads = opt.threads;
-    r.seconds = opt.seconds;
-    r.seed = opt.seed;
-    r.interval_ms = opt.interval_ms;
-    return r;
-}
-
-run_result simulate(const run_options& opt)
+run_result simulate(const run_options& opt, const sim_options& sopt)
 {
     const auto wall_start = std::chrono::steady_clock::now();
     const workload_def& wl = find_workload(opt.workload);
@@ -72,8 +59,8 @@ run_result simulate(const run_options& opt)
     // Declared before the process, which may call it while it is torn down.
     std::unique_ptr<trace_writer> tracer;
     sim_process proc(opt.mach, opt.seed);
-    if (opt.strategy.kind != strategy_kind::fifo || !opt.strategy.schedule.empty()) {
-        strategy_options so = opt.strategy;
+    if (sopt.strategy.kind != strategy_kind::fifo || !sopt.strategy.schedule.empty()) {
+        strategy_options so = sopt.strategy;
         so.seed = opt.seed;
         strategy.emplace(so);
         proc.eng().set_strategy(&*strategy);
@@ -82,14 +69,20 @@ run_result simulate(const run_options& opt)
     proc.mm().futex_precheck = opt.precheck;
     proc.mm().futex_kernel = opt.kernel;
     engine& eng = proc.eng();
-    if (!opt.trace_path.empty()) {
+    if (!sopt.trace_path.empty()) {
         const auto ns = [](double ms) { return static_cast<vtime>(std::llround(ms * 1e6)); };
         tracer = std::make_unique<trace_writer>(
-            opt.trace_path, proc, ns(opt.trace_start_ms), ns(opt.trace_end_ms < 0 ? opt.seconds * 1e3 : opt.trace_end_ms),
+            sopt.trace_path, proc, ns(sopt.trace_start_ms),
+            ns(sopt.trace_end_ms < 0 ? opt.seconds * 1e3 : sopt.trace_end_ms),
             fmt::format("futexsim {} {} threads={} policy={} seed={}", opt.mach.name, opt.workload, opt.threads,
                         opt.policy, opt.seed));
-        eng.set_observer(tracer.get());
     }
+    const auto interval_ns = static_cast<vtime>(std::llround(opt.interval_ms * 1e6));
+    atomic_share_bins share_bins(interval_ns, static_cast<vtime>(opt.seconds * 1e9));
+    std::optional<observer_pair> both;
+    if (tracer)
+        both.emplace(*tracer, share_bins);
+    eng.set_observer(both ? static_cast<sim_observer*>(&*both) : &share_bins);
     op_counter ops(proc, opt.interval_ms, opt.seconds);
 
     std::vector<unsigned> cpus = opt.cpus;
@@ -135,6 +128,7 @@ run_result simulate(const run_options& opt)
         const auto bins_run = static_cast<std::size_t>(std::ceil(r.seconds * 1e3 / opt.interval_ms));
         r.per_interval_mops.resize(std::min(r.per_interval_mops.size(), bins_run));
     }
+    r.per_interval_atomic_share = share_bins.shares(r.per_interval_mops.size());
     r.ref_get_percpu = p.ref_get_percpu;
     r.ref_get_atomic = p.ref_get_atomic;
     r.pivots_requested = p.pivots_requested;
@@ -157,10 +151,9 @@ run_result simulate(const run_options& opt)
     r.warnings = proc.env().warnings;
     if (r.interrupted)
         r.warnings.push_back("interrupted by SIGINT");
-    if (tracer) {
-        eng.set_observer(nullptr);
+    eng.set_observer(nullptr);
+    if (tracer)
         tracer->finish(eng.now());
-    }
     r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     return r;
 }

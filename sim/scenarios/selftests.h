@@ -6,7 +6,7 @@
 #include <cstdint>
 #include <string>
 
-#include "sim/machine.h"
+#include "machine/machine.h"
 
 namespace futexsim::sim {
 

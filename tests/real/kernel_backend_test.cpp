@@ -9,7 +9,7 @@ using futexsim::test::real_options;
 
 TEST_CASE("kernel backend: FUTEX_WAKE loops run and every thread is joined")
 {
-    const sim::run_result r = real::run_real(real_options(), real::backend::kernel);
+    const run_result r = real::run_real(real_options(), real::backend::kernel);
     CHECK(r.ops > 0);
     CHECK_FALSE(r.interrupted);
 }
@@ -17,10 +17,10 @@ TEST_CASE("kernel backend: FUTEX_WAKE loops run and every thread is joined")
 TEST_CASE("kernel backend: a mutex with --ops does exactly that much work on real futexes")
 {
     auto o = real_options("mutex", 6);
-    o.work_ops = 20000;
+    o.params.set("ops", "20000");
     o.seconds = 30;  // an upper bound: the run ends when the work is done
-    o.unlock = GENERATE(std::string("store_wake"), std::string("xchg"));
-    const sim::run_result r = real::run_real(o, real::backend::kernel);
+    o.params.set("unlock", GENERATE(std::string("store_wake"), std::string("xchg")));
+    const run_result r = real::run_real(o, real::backend::kernel);
     CHECK(r.ops == 20000);
     CHECK(r.work_ms >= 0);
 }
@@ -38,7 +38,7 @@ TEST_CASE("kernel backend: --presize sets the host's slots (needs PR_FUTEX_HASH)
     test::skip_unless_futex_hash_prctl();
     auto o = real_options();
     o.presize = 64;
-    const sim::run_result r = real::run_real(o, real::backend::kernel);
+    const run_result r = real::run_real(o, real::backend::kernel);
     CHECK(r.slots_start == 0);
     CHECK(r.slots_set == 64);
     CHECK(r.slots_end == 64);
@@ -49,7 +49,7 @@ TEST_CASE("kernel backend: --global-hash leaves the process on the global hash (
     test::skip_unless_futex_hash_prctl();
     auto o = real_options();
     o.global_hash = true;
-    const sim::run_result r = real::run_real(o, real::backend::kernel);
+    const run_result r = real::run_real(o, real::backend::kernel);
     CHECK(r.slots_set == 0);
     CHECK(r.slots_end == 0);
 }
@@ -57,14 +57,14 @@ TEST_CASE("kernel backend: --global-hash leaves the process on the global hash (
 TEST_CASE("kernel backend: the auto-scaled hash has a power-of-two size of at least 16 (needs PR_FUTEX_HASH)")
 {
     test::skip_unless_futex_hash_prctl();
-    const sim::run_result r = real::run_real(real_options(), real::backend::kernel);
+    const run_result r = real::run_real(real_options(), real::backend::kernel);
     CHECK(r.slots_end >= 16);
     CHECK((r.slots_end & (r.slots_end - 1)) == 0);
 }
 
 TEST_CASE("kernel backend: a short run counts only the operations inside its window")
 {
-    const sim::run_result r = test::short_crowded_run(real::backend::kernel);
+    const run_result r = test::short_crowded_run(real::backend::kernel);
     CHECK(r.per_interval_mops.size() == 3);
     CHECK(r.ops == test::ops_in_bins(r));
 }

@@ -12,9 +12,9 @@
 namespace futexsim::test {
 
 // A real run short enough for a 2-core CI machine.
-inline sim::run_options real_options(const char* workload = "wake-nowaiters", unsigned threads = 4)
+inline run_options real_options(const char* workload = "wake-nowaiters", unsigned threads = 4)
 {
-    sim::run_options o;
+    run_options o;
     o.workload = workload;
     o.threads = threads;
     o.seconds = 0.1;
@@ -22,7 +22,7 @@ inline sim::run_options real_options(const char* workload = "wake-nowaiters", un
 }
 
 // Operations in the per-interval bins of `r` (they are reported as Mops/s).
-inline std::uint64_t ops_in_bins(const sim::run_result& r)
+inline std::uint64_t ops_in_bins(const run_result& r)
 {
     std::uint64_t sum = 0;
     for (double mops : r.per_interval_mops)
@@ -33,9 +33,9 @@ inline std::uint64_t ops_in_bins(const sim::run_result& r)
 // A run far shorter than creating its threads takes: the threads keep
 // counting until the watchdog has read the figures, but only operations
 // inside the window count, so the total is the sum of the bins.
-inline sim::run_result short_crowded_run(real::backend b)
+inline run_result short_crowded_run(real::backend b)
 {
-    sim::run_options o = real_options("wake-nowaiters", 256);
+    run_options o = real_options("wake-nowaiters", 256);
     o.seconds = 0.003;
     o.interval_ms = 1;
     return real::run_real(o, b);

@@ -14,7 +14,7 @@ using futexsim::test::real_options;
 
 TEST_CASE("threads backend: every FUTEX_WAKE takes one hash reference, on the per-CPU path once the hash is stable")
 {
-    const sim::run_result r = real::run_real(real_options(), real::backend::threads);
+    const run_result r = real::run_real(real_options(), real::backend::threads);
     REQUIRE(r.ops > 0);
     // Each wake takes a reference; the run also counts a few after the snapshot.
     CHECK(r.ref_get_percpu + r.ref_get_atomic >= r.ops);
@@ -29,12 +29,12 @@ TEST_CASE("threads backend: --presize and --global-hash set the slots before any
 {
     auto o = real_options();
     o.presize = 64;
-    const sim::run_result a = real::run_real(o, real::backend::threads);
+    const run_result a = real::run_real(o, real::backend::threads);
     CHECK(a.slots_set == 64);
     CHECK(a.slots_end == 64);  // custom: the pool's clones do not resize it
     o.presize.reset();
     o.global_hash = true;
-    const sim::run_result b = real::run_real(o, real::backend::threads);
+    const run_result b = real::run_real(o, real::backend::threads);
     CHECK(b.slots_set == 0);
     CHECK(b.slots_end == 0);
 }
@@ -42,11 +42,11 @@ TEST_CASE("threads backend: --presize and --global-hash set the slots before any
 TEST_CASE("threads backend: a mutex with --ops does exactly that much work, waits and wakes included")
 {
     auto o = real_options("mutex", 6);
-    o.locks = 1;
-    o.work_ops = 20000;
-    o.unlock = GENERATE(std::string("store_wake"), std::string("xchg"));
+    o.params.set("locks", "1");
+    o.params.set("ops", "20000");
+    o.params.set("unlock", GENERATE(std::string("store_wake"), std::string("xchg")));
     o.seconds = 30;  // an upper bound: the run ends when the work is done
-    const sim::run_result r = real::run_real(o, real::backend::threads);
+    const run_result r = real::run_real(o, real::backend::threads);
     CHECK(r.ops == 20000);
     CHECK(r.work_ms >= 0);
 }
@@ -55,8 +55,8 @@ TEST_CASE("threads backend: sleeping waiters are woken and every thread is joine
 {
     for (const char* w : {"producer-consumer", "mixed-wait", "hash-bench", "pool-growth"}) {
         auto o = real_options(w, 6);
-        o.start_threads = 2;
-        const sim::run_result r = real::run_real(o, real::backend::threads);
+        o.params.set("start-threads", "2");
+        const run_result r = real::run_real(o, real::backend::threads);
         INFO(w);
         CHECK(r.ops > 0);
         CHECK(r.warnings.empty());
@@ -112,7 +112,7 @@ TEST_CASE("threads backend: the thread cap is enforced and nothing is left runni
 
 TEST_CASE("threads backend: a short run counts only the operations inside its window")
 {
-    const sim::run_result r = test::short_crowded_run(real::backend::threads);
+    const run_result r = test::short_crowded_run(real::backend::threads);
     CHECK(r.per_interval_mops.size() == 3);
     CHECK(r.ops == test::ops_in_bins(r));
 }

@@ -8,6 +8,7 @@
 #include "sim/run.h"
 #include "tests/sim/xeon_runs.h"
 
+using namespace futexsim;
 using namespace futexsim::sim;
 
 namespace {

@@ -6,6 +6,7 @@
 #include "sim/rcu.h"
 #include "tests/sim/sim_fixtures.h"
 
+using namespace futexsim;
 using namespace futexsim::sim;
 using futexsim::test::small_machine;
 

@@ -4,10 +4,11 @@
 
 #include <set>
 
-#include "sim/report.h"
+#include "run/report.h"
 #include "sim/run.h"
 #include "tests/sim/report_compare.h"
 
+using namespace futexsim;
 using namespace futexsim::sim;
 using futexsim::test::without_wall;
 

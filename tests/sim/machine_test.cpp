@@ -7,9 +7,9 @@
 #include <utility>
 #include <vector>
 
-#include "sim/machine.h"
+#include "machine/machine.h"
 
-using namespace futexsim::sim;
+using namespace futexsim;
 
 TEST_CASE("the Xeon preset: 2 sockets of 96 cores in 3 sub-NUMA clusters", "[machine]")
 {

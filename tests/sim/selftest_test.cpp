@@ -5,6 +5,7 @@
 #include "model/core.h"
 #include "sim/scenarios/selftests.h"
 
+using namespace futexsim;
 using namespace futexsim::sim;
 
 namespace {

@@ -4,19 +4,19 @@
 #include <algorithm>
 
 #include "sim/cache.h"
-#include "sim/machine.h"
+#include "machine/machine.h"
 #include "sim/rcu.h"
 #include "sim/sim_env.h"
 
 namespace futexsim::test {
 
 // `cpus` CPUs on `dies` dies of one socket, round latencies, HZ=1000.
-inline sim::machine small_machine(unsigned cpus, unsigned dies = 1)
+inline machine small_machine(unsigned cpus, unsigned dies = 1)
 {
-    sim::machine m;
+    machine m;
     m.name = "test";
     for (unsigned c = 0; c < cpus; c++) {
-        sim::cpu_topology t;
+        cpu_topology t;
         t.die = c * dies / cpus;
         t.node = t.die;
         t.core = c;
@@ -44,7 +44,7 @@ struct rig {
     sim::rcu_sim rcu;
     sim::sim_env env;
     sim::sim_env::word<long> counter;
-    explicit rig(const sim::machine& m) : eng(m, 1), cache(eng), rcu(eng), env(eng, cache, rcu) {}
+    explicit rig(const machine& m) : eng(m, 1), cache(eng), rcu(eng), env(eng, cache, rcu) {}
 
     // `tasks` tasks, one per CPU, each atomic_inc the counter `per_task`
     // times; returns the virtual time per increment over the whole run.

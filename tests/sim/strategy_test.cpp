@@ -5,12 +5,13 @@
 #include "sim/run.h"
 #include "sim/schedule.h"
 
+using namespace futexsim;
 using namespace futexsim::sim;
 
 namespace {
 
 // More threads than CPUs, so that run queues form and a strategy has choices.
-run_options crowded_run(strategy_kind kind, std::vector<unsigned> schedule = {})
+run_result crowded_run(strategy_kind kind, std::vector<unsigned> schedule = {})
 {
     run_options o;
     o.mach = load_machine_preset("xeon-6975p-snc3");
@@ -18,9 +19,10 @@ run_options crowded_run(strategy_kind kind, std::vector<unsigned> schedule = {})
     o.seconds = 0.01;
     o.cpus = parse_cpu_list("0-1", o.mach.num_cpus());
     o.seed = 3;
-    o.strategy.kind = kind;
-    o.strategy.schedule = std::move(schedule);
-    return o;
+    sim_options so;
+    so.strategy.kind = kind;
+    so.strategy.schedule = std::move(schedule);
+    return simulate(o, so);
 }
 
 }  // namespace
@@ -29,17 +31,17 @@ TEST_CASE("every strategy gives the same run for the same seed", "[strategy]")
 {
     for (strategy_kind k : {strategy_kind::fifo, strategy_kind::random, strategy_kind::pct, strategy_kind::replay}) {
         INFO(strategy_name(k));
-        CHECK(simulate(crowded_run(k)).trace_hash == simulate(crowded_run(k)).trace_hash);
+        CHECK(crowded_run(k).trace_hash == crowded_run(k).trace_hash);
     }
 }
 
 TEST_CASE("random and pct schedule differently from the run queue's order", "[strategy]")
 {
-    const auto fifo = simulate(crowded_run(strategy_kind::fifo)).trace_hash;
-    CHECK(simulate(crowded_run(strategy_kind::random)).trace_hash != fifo);
-    CHECK(simulate(crowded_run(strategy_kind::pct)).trace_hash != fifo);
+    const auto fifo = crowded_run(strategy_kind::fifo).trace_hash;
+    CHECK(crowded_run(strategy_kind::random).trace_hash != fifo);
+    CHECK(crowded_run(strategy_kind::pct).trace_hash != fifo);
     // replay with no recorded choices is the queue's order
-    CHECK(simulate(crowded_run(strategy_kind::replay)).trace_hash == fifo);
+    CHECK(crowded_run(strategy_kind::replay).trace_hash == fifo);
 }
 
 TEST_CASE("schedule strategy: the prefix is played first, then the strategy's own rule", "[strategy]")

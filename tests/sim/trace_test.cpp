@@ -16,10 +16,11 @@
 
 #include <nlohmann/json.hpp>
 
-#include "sim/report.h"
+#include "run/report.h"
 #include "sim/run.h"
 #include "tests/sim/report_compare.h"
 
+using namespace futexsim;
 using namespace futexsim::sim;
 using futexsim::test::without_wall;
 using nlohmann::json;
@@ -29,15 +30,21 @@ namespace {
 // 16 threads on 16 CPUs for 5 ms: the pool outgrows the hash while the
 // threads start, a pivot completes, a grace period passes and FR_ATOMIC
 // begins.
-run_options traced_run(std::string path)
+run_options traced_run()
 {
     run_options o;
     o.mach = load_machine_preset("xeon-6975p-snc3");
     o.threads = 16;
     o.seconds = 0.005;
     o.cpus = parse_cpu_list("0-15", o.mach.num_cpus());
-    o.trace_path = std::move(path);
     return o;
+}
+
+sim_options trace_to(std::string path)
+{
+    sim_options so;
+    so.trace_path = std::move(path);
+    return so;
 }
 
 std::string temp_path(const char* name)
@@ -137,9 +144,8 @@ summary check_structure(const json& j, double window_start_us, double window_end
 TEST_CASE("run --trace: a well-formed trace that agrees with the run, and the same run", "[trace]")
 {
     const std::string path = temp_path("whole");
-    run_options plain = traced_run("");
-    const run_result without = simulate(plain);
-    const run_result with = simulate(traced_run(path));
+    const run_result without = simulate(traced_run());
+    const run_result with = simulate(traced_run(), trace_to(path));
     // Tracing is observation only.
     CHECK(without_wall(json_line(with)) == without_wall(json_line(without)));
     CHECK(human_line(with) == human_line(without));
@@ -147,7 +153,7 @@ TEST_CASE("run --trace: a well-formed trace that agrees with the run, and the sa
     CHECK(with.events == without.events);
 
     const json j = load(path);
-    const summary s = check_structure(j, 0, plain.seconds * 1e6);
+    const summary s = check_structure(j, 0, without.seconds * 1e6);
     // The run must show what the trace is for.
     REQUIRE(with.pivots_completed >= 1);
     REQUIRE(with.grace_periods >= 1);
@@ -170,10 +176,10 @@ TEST_CASE("run --trace: a well-formed trace that agrees with the run, and the sa
 TEST_CASE("run --trace-window: only what happens inside, slices cut at the edges", "[trace]")
 {
     const std::string path = temp_path("window");
-    run_options o = traced_run(path);
-    o.trace_start_ms = 1;
-    o.trace_end_ms = 2;
-    const run_result r = simulate(o);
+    sim_options so = trace_to(path);
+    so.trace_start_ms = 1;
+    so.trace_end_ms = 2;
+    const run_result r = simulate(traced_run(), so);
     const json j = load(path);
     const summary s = check_structure(j, 1000, 2000);
     // Threads were running across both edges: their slices start and end there.

@@ -5,6 +5,7 @@
 
 #include "sim/run.h"
 
+using namespace futexsim;
 using namespace futexsim::sim;
 
 namespace {
@@ -57,8 +58,8 @@ run_result small(const std::string& workload, bool precheck, const std::string& 
     run_options o = xeon_run(workload, 8, 0.005);
     o.presize = 64;
     o.precheck = precheck;
-    o.locks = 2;
-    o.unlock = unlock;
+    o.params.set("locks", "2");
+    o.params.set("unlock", unlock);
     return simulate(o);
 }
 }  // namespace
@@ -89,7 +90,7 @@ TEST_CASE("mutex and mixed-wait run under both unlock styles and the precheck", 
 TEST_CASE("pool-growth reports each phase's throughput and slots", "[workload]")
 {
     run_options o = xeon_run("pool-growth", 12, 0.02);
-    o.start_threads = 4;
+    o.params.set("start-threads", "4");
     const run_result r = simulate(o);
     REQUIRE(r.phases.size() == 2);
     CHECK(r.phases[0].name == "start");
@@ -106,8 +107,8 @@ TEST_CASE("pool-growth reports each phase's throughput and slots", "[workload]")
 TEST_CASE("mutex --ops: a fixed amount of work reports how long it took", "[workload]")
 {
     run_options o = xeon_run("mutex", 4, 0.05);
-    o.locks = 2;
-    o.work_ops = 2000;
+    o.params.set("locks", "2");
+    o.params.set("ops", "2000");
     o.presize = 16;
     const run_result r = simulate(o);
     CHECK(r.ops == 2000);

@@ -8,11 +8,11 @@
 
 namespace futexsim::test {
 
-inline sim::run_options xeon_socket0(unsigned threads, double seconds, std::uint64_t seed)
+inline run_options xeon_socket0(unsigned threads, double seconds, std::uint64_t seed)
 {
-    sim::run_options o;
-    o.mach = sim::load_machine_preset("xeon-6975p-snc3");
-    o.cpus = sim::parse_cpu_list("0-95", o.mach.num_cpus());
+    run_options o;
+    o.mach = load_machine_preset("xeon-6975p-snc3");
+    o.cpus = parse_cpu_list("0-95", o.mach.num_cpus());
     o.threads = threads;
     o.seconds = seconds;
     o.seed = seed;

@@ -1,0 +1,133 @@
+#include "compare/calibration.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <optional>
+#include <utility>
+
+#include "compare/set_slots_stall.h"
+#include "real/kernel_process.h"
+#include "real/run_real.h"
+#include "run/stop_signal.h"
+#include "sim/run.h"
+
+namespace futexsim::compare {
+
+namespace {
+
+// How long the SET_SLOTS rows may take, each side (virtual seconds on the
+// simulator, wall-clock on the kernel).
+constexpr double stall_limit_s = 5.0;
+
+double percentile(std::vector<double> v, double p)
+{
+    if (v.empty())
+        return 0;
+    std::sort(v.begin(), v.end());
+    const auto i = static_cast<std::size_t>(p * static_cast<double>(v.size() - 1) + 0.5);
+    return v[std::min(i, v.size() - 1)];
+}
+
+run_options wake_run(const machine& host, unsigned threads, double seconds)
+{
+    run_options o;
+    o.mach = host;
+    o.workload = "wake-nowaiters";
+    o.threads = threads;
+    o.seconds = seconds;
+    return o;
+}
+
+}  // namespace
+
+calibration_report calibrate(const calibration_options& opt, const machine& host)
+{
+    calibration_report rep;
+    rep.hz = host.hz;
+    rep.have_prctl = real::kernel_has_futex_hash_prctl();
+
+    // SIGINT: checked after each measurement; the row it cut short is
+    // not a measurement and is left out.
+    auto stop = [&] { return rep.interrupted = sigint_received().load(); };
+    // One run on each side, or nothing once SIGINT came.
+    auto both = [&](const run_options& o) -> std::optional<std::pair<run_result, run_result>> {
+        run_result s = sim::simulate(o);
+        if (stop())
+            return std::nullopt;
+        run_result k = real::run_real(o, real::backend::kernel);
+        if (stop())
+            return std::nullopt;
+        return std::pair{std::move(s), std::move(k)};
+    };
+
+    // Slots after N threads: a short wake-nowaiters run, read after the joins.
+    if (rep.have_prctl)
+        for (unsigned n : opt.slot_threads) {
+            const auto runs = both(wake_run(host, n, 0.02));
+            if (!runs)
+                return rep;
+            const auto& [s, k] = *runs;
+            rep.rows.push_back({fmt::format("slots after {} threads", n), "slots", static_cast<double>(s.slots_end),
+                                static_cast<double>(k.slots_end), ""});
+        }
+
+    for (unsigned n : opt.wake_threads) {
+        const auto runs = both(wake_run(host, n, opt.seconds));
+        if (!runs)
+            return rep;
+        const auto& [s, k] = *runs;
+        rep.rows.push_back({fmt::format("wake-nowaiters, {} threads", n), "Mops/s", s.mops, k.mops, ""});
+        if (n == 1) {
+            rep.measured_wake_ns = k.mops > 0 ? 1e3 / k.mops : 0;
+            rep.simulated_wake_ns = s.mops > 0 ? 1e3 / s.mops : 0;
+            const double sim_syscall = host.syscall_entry_ns + host.syscall_exit_ns;
+            rep.suggested_syscall_ns = std::max(0.0, sim_syscall + rep.measured_wake_ns - rep.simulated_wake_ns);
+        }
+    }
+
+    if (rep.have_prctl)
+        for (unsigned n : opt.stall_threads) {
+            const stall_samples k = measure_set_slots_kernel(n, opt.samples, stall_limit_s);
+            if (stop())
+                return rep;
+            const stall_samples s = measure_set_slots_sim(host, n, opt.samples, stall_limit_s, 1);
+            if (stop())
+                return rep;
+            std::string note;
+            if (s.ms.size() < s.wanted)
+                note = fmt::format("sim: {} of {} completed in {} s{}", s.ms.size(), s.wanted, stall_limit_s,
+                                   s.incomplete ? ", one blocked at the end" : "");
+            if (k.ms.size() < k.wanted)
+                note += fmt::format("{}real: {} of {} completed in {} s", note.empty() ? "" : "; ", k.ms.size(),
+                                    k.wanted, stall_limit_s);
+            rep.rows.push_back({fmt::format("SET_SLOTS under {} wakers, median", n), "ms", percentile(s.ms, 0.5),
+                                percentile(k.ms, 0.5), note});
+            rep.rows.push_back({fmt::format("SET_SLOTS under {} wakers, p90", n), "ms", percentile(s.ms, 0.9),
+                                percentile(k.ms, 0.9), ""});
+        }
+    return rep;
+}
+
+std::string calibration_table(const calibration_report& r)
+{
+    std::string out = fmt::format("{:<36} {:>7} {:>12} {:>12} {:>9}  {}\n", "row", "unit", "sim(host)", "real",
+                                  "sim/real", "note");
+    for (const auto& row : r.rows) {
+        const std::string ratio = row.real != 0 ? fmt::format("{:.2f}", row.sim / row.real) : "-";
+        out += fmt::format("{:<36} {:>7} {:>12.4g} {:>12.4g} {:>9}  {}\n", row.what, row.unit, row.sim, row.real,
+                           ratio, row.note);
+    }
+    if (r.interrupted)
+        out += "interrupted by SIGINT: the rows above are those measured before it\n";
+    if (!r.have_prctl)
+        out += "no prctl(PR_FUTEX_HASH) on this kernel (Linux 6.17 or later): slot and SET_SLOTS rows left out\n";
+    out += fmt::format("one FUTEX_WAKE (1 thread): real {:.0f} ns, sim {:.0f} ns; CONFIG_HZ={}\n", r.measured_wake_ns,
+                       r.simulated_wake_ns, r.hz);
+    out += fmt::format("suggested host syscall entry+exit: {:.0f} ns (a machine file can set "
+                       "syscall_entry_ns/syscall_exit_ns)\n",
+                       r.suggested_syscall_ns);
+    return out;
+}
+
+}  // namespace futexsim::compare

@@ -1,0 +1,112 @@
+// A machine preset: hardware and kernel-configuration facts only. The stall,
+// its threshold and the throughput come out of the model run on these; no
+// field here names a workload or a thread count.
+#pragma once
+
+#include <set>
+#include <string>
+#include <vector>
+
+namespace futexsim {
+
+struct cpu_topology {
+    unsigned socket = 0;
+    unsigned node = 0;  // NUMA node (a sub-NUMA cluster under SNC)
+    unsigned die = 0;   // last-level-cache domain: compute die, CCD, or the socket on a mesh
+    unsigned core = 0;  // physical core, unique machine-wide
+};
+
+// How the interconnect picks the next owner of a contended line.
+enum class line_arbitration : unsigned char {
+    fifo,     // requests are served in arrival order
+    nearest,  // the requester closest to the current holder goes first
+};
+
+enum class atomic_arch {
+    x86,        // lock-prefixed RMWs pull the line into the core (a failed cmpxchg too)
+    arm64_lse,  // LSE far atomics (ldadd, cas) execute at the line's home, the line stays put
+};
+
+// A cpuidle state (drivers/idle/intel_idle.c, ACPI _CST): how long a CPU in
+// it takes to run again when woken, and how long it must stay idle for the
+// state to be worth entering.
+struct idle_state {
+    std::string name;
+    double exit_latency_ns = 0;
+    double target_residency_ns = 0;
+};
+
+struct machine {
+    std::string name;
+    std::string description;
+    atomic_arch arch = atomic_arch::x86;
+    line_arbitration arbitration = line_arbitration::fifo;
+    std::vector<cpu_topology> cpus;  // index: logical CPU number
+
+    // One-way cache-line transfer latency between two cores, in ns, by how
+    // far apart they are (core-to-core CAS ping-pong round trip / 2).
+    struct {
+        double smt_sibling = 10;   // same physical core
+        double same_die = 60;      // same LLC domain
+        double other_die = 100;    // same socket, adjacent die
+        double per_die_hop = 0;    // added per further die hop (dies in a row)
+        double other_socket = 140;
+    } transfer_ns;
+    double local_hit_ns = 1;       // a load that hits the core's own cache
+    double local_rmw_ns = 8;       // a locked RMW on a line the core already owns
+    double far_atomic_ns = 9;      // arm64_lse: one far atomic at the home node
+    double lock_hold_ns = 3;       // x86: a core keeps a line this long after a locked op
+    double snoop_leg_fraction = 0.5; // share of a transfer spent by the next request's snoop
+                                   // reaching the holder (which keeps the line meanwhile)
+    double timing_jitter = 0.3;    // +/- share of random variation of syscall entry/exit
+    double kernel_step_ns = 10;    // instructions between two shared-memory operations
+    double full_barrier_ns = 7;    // smp_mb(): x86 `lock addl` on the stack, arm64 `dmb ish`
+
+    unsigned hz = 1000;            // CONFIG_HZ: the scheduler tick
+    bool rcu_preemptible = true;   // CONFIG_PREEMPT_RCU (PREEMPT_DYNAMIC kernels)
+    bool preempt_full = false;     // preempt=full; distributions boot preempt=voluntary
+    unsigned rcu_fqs_jiffies = 3;  // jiffies_till_first_fqs / next_fqs (kernel_default_fqs_jiffies())
+    double syscall_entry_ns = 22;  // user -> kernel
+    double syscall_exit_ns = 22;   // kernel -> user
+    double clone_ns = 25000;       // pthread_create(): clone() and thread start
+    double thread_exit_ns = 10000; // do_exit() until mm_release() clears the tid
+    double context_switch_ns = 1500;
+    // cpuidle states, shallowest first. Empty: a task woken onto an idle CPU
+    // runs at once.
+    std::vector<idle_state> idle_states;
+
+    unsigned num_cpus() const { return static_cast<unsigned>(cpus.size()); }
+    unsigned num_nodes() const;
+    // Transfer latency of a line from CPU a's cache to CPU b's.
+    double transfer(unsigned a, unsigned b) const;
+    // How long a CPU that has been idle for `idle_ns` takes to run a task
+    // woken onto it: the exit latency of the deepest state whose target
+    // residency that idle period covers.
+    double idle_exit_ns(double idle_ns) const;
+};
+
+// The kernel's default jiffies_till_first_fqs (rcu_init_geometry()):
+// RCU_JIFFIES_TILL_FORCE_QS, 1 + (HZ > 250) + (HZ > 500), plus one jiffy per
+// 256 CPUs (RCU_JIFFIES_FQS_DIV). 3 ms at HZ=1000, 4 ms at HZ=250.
+unsigned kernel_default_fqs_jiffies(unsigned hz, unsigned num_cpus);
+
+// Names accepted by --machine, in the order --help lists them: host, then
+// the presets of machine/presets/ (machine/CMakeLists.txt lists them).
+std::vector<std::string> machine_preset_names();
+// Throws std::invalid_argument naming the problem.
+machine load_machine_preset(const std::string& name);
+machine load_machine_file(const std::string& path);
+// A machine file's text; `origin` (its path, or the preset) names it in
+// messages and in the default description. Presets go through this too.
+machine parse_machine_json(const std::string& json_text, const std::string& origin);
+// The kinds of provenance a parameter's source may give, as the first word
+// of its "sources" entry: published, measured, fitted, assumed.
+extern const std::set<std::string> provenance_kinds;
+// The machine this runs on, from /proc/cpuinfo and /sys/devices/system/cpu.
+machine read_host_machine();
+
+// Parses a taskset-style CPU list ("0-31,96-127"); throws std::invalid_argument
+// naming the bad part or a CPU the machine does not have.
+std::vector<unsigned> parse_cpu_list(const std::string& list, unsigned num_cpus);
+
+}  // namespace futexsim

@@ -1,0 +1,265 @@
+// Machine files (--machine-file) and the presets (machine/presets/*.json):
+// the one JSON parser both go through, so a preset is validated as a file
+// is. The format is in docs/simulator.md ("Machine presets").
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdint>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+#include "machine/machine.h"
+
+namespace futexsim {
+
+const std::set<std::string> provenance_kinds = {"published", "measured", "fitted", "assumed"};
+
+namespace {
+
+struct topology_shape {
+    unsigned sockets = 1;
+    unsigned dies_per_socket = 1;
+    unsigned nodes_per_socket = 1;
+    unsigned cores_per_die = 1;
+    unsigned threads_per_core = 1;
+};
+
+// Linux numbering: thread 0 of every core of every socket first, then the
+// SMT siblings in the same order.
+std::vector<cpu_topology> build_topology(const topology_shape& s)
+{
+    if (s.sockets == 0 || s.dies_per_socket == 0 || s.nodes_per_socket == 0 ||
+        s.cores_per_die == 0 || s.threads_per_core == 0)
+        throw std::invalid_argument("topology: every count must be at least 1");
+    if (s.dies_per_socket % s.nodes_per_socket != 0 && s.nodes_per_socket % s.dies_per_socket != 0)
+        throw std::invalid_argument("topology: nodes_per_socket and dies_per_socket must divide");
+    // In 64 bits: four counts of up to 8192 each multiply past 32 bits.
+    const std::uint64_t wide_total = std::uint64_t{s.sockets} * s.dies_per_socket * s.cores_per_die *
+                                     s.threads_per_core;
+    if (wide_total > 8192)
+        throw std::invalid_argument(fmt::format(
+            "topology: {} logical CPUs (sockets x dies_per_socket x cores_per_die x threads_per_core); at most 8192",
+            wide_total));
+    const unsigned cores_per_socket = s.dies_per_socket * s.cores_per_die;
+    if (cores_per_socket % s.nodes_per_socket != 0)
+        throw std::invalid_argument("topology: cores per socket must split evenly into nodes");
+    const auto total = static_cast<unsigned>(wide_total);
+
+    std::vector<cpu_topology> cpus;
+    cpus.reserve(total);
+    for (unsigned t = 0; t < s.threads_per_core; t++)
+        for (unsigned sock = 0; sock < s.sockets; sock++)
+            for (unsigned c = 0; c < cores_per_socket; c++) {
+                cpu_topology cpu;
+                cpu.socket = sock;
+                cpu.die = sock * s.dies_per_socket + c / s.cores_per_die;
+                cpu.node = sock * s.nodes_per_socket + c / (cores_per_socket / s.nodes_per_socket);
+                cpu.core = sock * cores_per_socket + c;
+                cpus.push_back(cpu);
+            }
+    return cpus;
+}
+
+double number(const nlohmann::json& j, const char* key, double fallback, double lo, double hi)
+{
+    if (!j.contains(key))
+        return fallback;
+    if (!j[key].is_number())
+        throw std::invalid_argument(fmt::format("machine file: '{}' must be a number", key));
+    double v = j[key].get<double>();
+    if (!(v >= lo && v <= hi))
+        throw std::invalid_argument(fmt::format("machine file: '{}' = {} is outside [{}, {}]", key, v, lo, hi));
+    return v;
+}
+
+// A count (CPUs, HZ, jiffies): a number with no fraction, which is refused
+// rather than truncated.
+unsigned whole(const nlohmann::json& j, const char* key, unsigned fallback, unsigned lo, unsigned hi)
+{
+    const double v = number(j, key, fallback, lo, hi);
+    if (v != std::floor(v))
+        throw std::invalid_argument(fmt::format("machine file: '{}' = {} must be a whole number", key, v));
+    return static_cast<unsigned>(v);
+}
+
+std::string text(const nlohmann::json& j, const char* key, const std::string& fallback)
+{
+    if (!j.contains(key))
+        return fallback;
+    if (!j[key].is_string())
+        throw std::invalid_argument(fmt::format("machine file: '{}' must be a string", key));
+    return j[key].get<std::string>();
+}
+
+// An object whose keys are all in `known`; `what` names it in the message.
+void check_fields(const nlohmann::json& j, const std::string& what, const std::set<std::string>& known)
+{
+    if (!j.is_object())
+        throw std::invalid_argument(fmt::format("machine file: {} must be an object", what));
+    for (const auto& [key, _] : j.items())
+        if (!known.count(key)) {
+            std::string valid;
+            for (const auto& k : known)
+                valid += (valid.empty() ? "" : ", ") + k;
+            throw std::invalid_argument(
+                fmt::format("machine file: unknown field '{}' in {} (valid: {})", key, what, valid));
+        }
+}
+
+const std::set<std::string> machine_file_fields = {
+    "name", "description", "arch", "arbitration", "topology", "transfer_ns", "local_hit_ns", "local_rmw_ns",
+    "lock_hold_ns", "full_barrier_ns", "snoop_leg_fraction", "timing_jitter", "kernel_step_ns", "far_atomic_ns",
+    "hz", "rcu_preemptible", "preempt_full", "rcu_fqs_jiffies", "syscall_entry_ns", "syscall_exit_ns", "clone_ns",
+    "thread_exit_ns", "context_switch_ns", "idle_states", "sources"};
+const std::set<std::string> transfer_fields = {"smt_sibling", "same_die", "other_die", "per_die_hop",
+                                               "other_socket"};
+
+// "sources": where each number comes from, since JSON has no comments: a
+// parameter ("hz", or "transfer_ns.same_die") to a text that starts with
+// its kind of provenance (docs/extending.md). The model reads none of it.
+void check_sources(const nlohmann::json& j)
+{
+    if (!j.contains("sources"))
+        return;
+    if (!j["sources"].is_object())
+        throw std::invalid_argument("machine file: 'sources' must be an object of parameter: \"kind: where from\"");
+    for (const auto& [key, value] : j["sources"].items()) {
+        const auto dot = key.find('.');
+        const bool known = dot == std::string::npos
+                               ? machine_file_fields.count(key) && key != "sources"
+                               : key.substr(0, dot) == "transfer_ns" && transfer_fields.count(key.substr(dot + 1));
+        if (!known)
+            throw std::invalid_argument(fmt::format("machine file: 'sources' names '{}', which is no parameter", key));
+        const std::string source = value.is_string() ? value.get<std::string>() : "";
+        const auto colon = source.find(':');
+        if (colon == std::string::npos || !provenance_kinds.count(source.substr(0, colon)))
+            throw std::invalid_argument(fmt::format(
+                "machine file: 'sources'.'{}' must be a text starting with published:, measured:, fitted: or assumed:",
+                key));
+    }
+}
+
+void require_fields(const nlohmann::json& j, const std::string& what, const std::vector<const char*>& keys)
+{
+    for (const char* key : keys)
+        if (!j.contains(key))
+            throw std::invalid_argument(fmt::format("machine file: {} needs '{}'", what, key));
+}
+
+}  // namespace
+
+machine load_machine_file(const std::string& path)
+{
+    std::ifstream in(path);
+    if (!in)
+        throw std::invalid_argument(fmt::format("machine file '{}' cannot be read", path));
+    std::ostringstream text;
+    text << in.rdbuf();
+    return parse_machine_json(text.str(), path);
+}
+
+machine parse_machine_json(const std::string& json_text, const std::string& origin)
+{
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(json_text);
+    } catch (const nlohmann::json::exception& e) {  // bad syntax, or a number no double holds
+        throw std::invalid_argument(fmt::format("machine file '{}' is not JSON: {}", origin, e.what()));
+    }
+    if (!j.is_object())
+        throw std::invalid_argument("machine file: the top level must be an object");
+    for (const auto& [key, _] : j.items())
+        if (!machine_file_fields.count(key))
+            throw std::invalid_argument(fmt::format("machine file: unknown field '{}'", key));
+    check_sources(j);
+
+    machine m;
+    m.name = text(j, "name", "custom");
+    m.description = text(j, "description", "from " + origin);
+    const std::string arch = text(j, "arch", "x86");
+    if (arch == "x86")
+        m.arch = atomic_arch::x86;
+    else if (arch == "arm64-lse")
+        m.arch = atomic_arch::arm64_lse;
+    else
+        throw std::invalid_argument(fmt::format("machine file: arch '{}' (valid: x86, arm64-lse)", arch));
+
+    const std::string arb = text(j, "arbitration", "fifo");
+    if (arb == "fifo")
+        m.arbitration = line_arbitration::fifo;
+    else if (arb == "nearest")
+        m.arbitration = line_arbitration::nearest;
+    else
+        throw std::invalid_argument(fmt::format("machine file: arbitration '{}' (valid: fifo, nearest)", arb));
+
+    if (!j.contains("topology") || !j["topology"].is_object())
+        throw std::invalid_argument("machine file: 'topology' object is required");
+    const auto& t = j["topology"];
+    static const std::vector<const char*> shape = {"sockets", "dies_per_socket", "nodes_per_socket",
+                                                   "cores_per_die", "threads_per_core"};
+    check_fields(t, "'topology'", {shape.begin(), shape.end()});
+    require_fields(t, "'topology'", shape);
+    auto count = [&](const char* key) { return whole(t, key, 1, 1, 8192); };
+    m.cpus = build_topology({count("sockets"), count("dies_per_socket"), count("nodes_per_socket"),
+                             count("cores_per_die"), count("threads_per_core")});
+
+    if (j.contains("transfer_ns")) {
+        const auto& x = j["transfer_ns"];
+        check_fields(x, "'transfer_ns'", transfer_fields);
+        m.transfer_ns.smt_sibling = number(x, "smt_sibling", m.transfer_ns.smt_sibling, 0, 10000);
+        m.transfer_ns.same_die = number(x, "same_die", m.transfer_ns.same_die, 0, 10000);
+        m.transfer_ns.other_die = number(x, "other_die", m.transfer_ns.other_die, 0, 10000);
+        m.transfer_ns.per_die_hop = number(x, "per_die_hop", m.transfer_ns.per_die_hop, 0, 10000);
+        m.transfer_ns.other_socket = number(x, "other_socket", m.transfer_ns.other_socket, 0, 10000);
+    }
+    m.local_hit_ns = number(j, "local_hit_ns", m.local_hit_ns, 0, 1000);
+    m.local_rmw_ns = number(j, "local_rmw_ns", m.local_rmw_ns, 0, 1000);
+    m.far_atomic_ns = number(j, "far_atomic_ns", m.far_atomic_ns, 0, 1000);
+    m.lock_hold_ns = number(j, "lock_hold_ns", m.lock_hold_ns, 0, 1000);
+    m.full_barrier_ns = number(j, "full_barrier_ns", m.full_barrier_ns, 0, 1000);
+    m.snoop_leg_fraction = number(j, "snoop_leg_fraction", m.snoop_leg_fraction, 0, 1);
+    m.timing_jitter = number(j, "timing_jitter", m.timing_jitter, 0, 0.9);
+    m.kernel_step_ns = number(j, "kernel_step_ns", m.kernel_step_ns, 0, 1000);
+    m.hz = whole(j, "hz", m.hz, 100, 10000);
+    if (j.contains("rcu_preemptible")) {
+        if (!j["rcu_preemptible"].is_boolean())
+            throw std::invalid_argument("machine file: 'rcu_preemptible' must be true or false");
+        m.rcu_preemptible = j["rcu_preemptible"].get<bool>();
+    }
+    if (j.contains("preempt_full")) {
+        if (!j["preempt_full"].is_boolean())
+            throw std::invalid_argument("machine file: 'preempt_full' must be true or false");
+        m.preempt_full = j["preempt_full"].get<bool>();
+    }
+    m.rcu_fqs_jiffies = whole(j, "rcu_fqs_jiffies", kernel_default_fqs_jiffies(m.hz, m.num_cpus()), 1, 1000);
+    m.syscall_entry_ns = number(j, "syscall_entry_ns", m.syscall_entry_ns, 0, 1e6);
+    m.syscall_exit_ns = number(j, "syscall_exit_ns", m.syscall_exit_ns, 0, 1e6);
+    m.clone_ns = number(j, "clone_ns", m.clone_ns, 0, 1e9);
+    m.thread_exit_ns = number(j, "thread_exit_ns", m.thread_exit_ns, 0, 1e9);
+    m.context_switch_ns = number(j, "context_switch_ns", m.context_switch_ns, 0, 1e7);
+    if (j.contains("idle_states")) {
+        if (!j["idle_states"].is_array())
+            throw std::invalid_argument("machine file: 'idle_states' must be a list of "
+                                        "{name, exit_latency_us, target_residency_us}");
+        for (const auto& st : j["idle_states"]) {
+            const std::string what = fmt::format("'idle_states'[{}]", m.idle_states.size());
+            check_fields(st, what, {"name", "exit_latency_us", "target_residency_us"});
+            require_fields(st, what, {"exit_latency_us", "target_residency_us"});
+            idle_state is;
+            is.name = text(st, "name", "C" + std::to_string(m.idle_states.size() + 1));
+            is.exit_latency_ns = 1e3 * number(st, "exit_latency_us", 0, 0, 1e6);
+            is.target_residency_ns = 1e3 * number(st, "target_residency_us", 0, 0, 1e7);
+            if (!m.idle_states.empty() && is.target_residency_ns < m.idle_states.back().target_residency_ns)
+                throw std::invalid_argument(fmt::format(
+                    "machine file: idle state '{}' is shallower than the one before it (list them shallowest first)",
+                    is.name));
+            m.idle_states.push_back(is);
+        }
+    }
+    return m;
+}
+
+}  // namespace futexsim

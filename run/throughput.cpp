@@ -1,0 +1,46 @@
+#include "run/throughput.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace futexsim {
+
+void fill_throughput(run_result& r, const workload_context& ctx, const op_counter& ops, double seconds,
+                     int slots_now)
+{
+    const double interval_ms = r.interval_ms;
+    std::vector<std::uint64_t> bins = ops.bins();
+    if (ops.window_only()) {
+        // A real run: the bins of the run (one cut short by SIGINT or by
+        // finished work has fewer) and the operations are those in them,
+        // read once, so that a thread still counting cannot make them differ.
+        const auto run_bins = static_cast<std::size_t>(std::ceil(seconds * 1e3 / interval_ms));
+        bins.resize(std::min(bins.size(), run_bins));
+    }
+    if (ctx.work_done_at >= 0)
+        r.work_ms = static_cast<double>(ctx.work_done_at) / 1e6;
+    for (std::size_t i = 0; i < ctx.phases.size(); i++) {
+        run_result::phase ph;
+        ph.name = ctx.phases[i].name;
+        ph.start_ms = static_cast<double>(ctx.phases[i].start) / 1e6;
+        ph.end_ms = i + 1 < ctx.phases.size() ? static_cast<double>(ctx.phases[i + 1].start) / 1e6
+                                              : seconds * 1e3;
+        ph.slots_start = ctx.phases[i].slots;
+        ph.slots_end = i + 1 < ctx.phases.size() ? ctx.phases[i + 1].slots : slots_now;
+        double ops_in = 0;
+        for (std::size_t b = 0; b < bins.size(); b++) {
+            const double t = (static_cast<double>(b) + 0.5) * interval_ms;
+            if (t >= ph.start_ms && t < ph.end_ms)
+                ops_in += static_cast<double>(bins[b]);
+        }
+        ph.mops = ph.end_ms > ph.start_ms ? ops_in / ((ph.end_ms - ph.start_ms) * 1e3) : 0;
+        r.phases.push_back(ph);
+    }
+    r.ops = ops.window_only() ? std::accumulate(bins.begin(), bins.end(), std::uint64_t{0}) : ops.total();
+    r.mops = seconds > 0 ? static_cast<double>(r.ops) / seconds / 1e6 : 0;  // 0: interrupted at once
+    for (auto b : bins)
+        r.per_interval_mops.push_back(static_cast<double>(b) / (interval_ms * 1e3));
+}
+
+}  // namespace futexsim

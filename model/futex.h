@@ -62,6 +62,26 @@ constexpr std::uint32_t FUTEX_OP(unsigned op, int oparg, unsigned cmp, int cmpar
            (static_cast<std::uint32_t>(cmparg) & 0xfff);
 }
 
+// futex_atomic_op_inuser_local() (include/asm-generic/futex.h): the
+// FUTEX_WAKE_OP operation on the old value of the word, the one decode every
+// environment's arch_futex_atomic_op_inuser() shares. The kernel's reads the
+// word, switches on `op` and writes the result back; here the environment
+// does the access (one locked RMW, a scheduling point, a cmpxchg loop) and
+// asks this for the value to store: 0 and *newval, or -ENOSYS_ for an op it
+// does not know (the word is then left as it was).
+inline int futex_atomic_op_inuser_local(int op, std::uint32_t oparg, std::uint32_t oldval,
+                                        std::uint32_t* newval)
+{
+    switch (static_cast<unsigned>(op)) {
+    case FUTEX_OP_SET: *newval = oparg; return 0;
+    case FUTEX_OP_ADD: *newval = oldval + oparg; return 0;
+    case FUTEX_OP_OR: *newval = oldval | oparg; return 0;
+    case FUTEX_OP_ANDN: *newval = oldval & ~oparg; return 0;
+    case FUTEX_OP_XOR: *newval = oldval ^ oparg; return 0;
+    default: *newval = oldval; return -ENOSYS_;
+    }
+}
+
 inline constexpr int FUTEX_NO_NODE = -1;
 
 // sizeof(struct futex_hash_bucket) on x86-64: ____cacheline_aligned_in_smp.

@@ -147,14 +147,14 @@ run_result run_real(const run_options& opt, backend b)
             r.seconds = std::min(opt.seconds, elapsed);
         fill_throughput(r, ctx, ops, r.seconds, slots());  // a run that ended early has fewer bins
         if (tp) {
-            const threads_pivot_stats p = tp->env().pivots();
+            const pivot_stats p = tp->env().pivots();
             r.ref_get_percpu = p.ref_get_percpu;
             r.ref_get_atomic = p.ref_get_atomic;
             r.pivots_requested = p.pivots_requested;
             r.pivots_completed = p.pivots_completed;
             r.pivot_pending_at_end = p.pending;
-            r.pending_ms_at_end = p.pending ? static_cast<double>(proc->now_ns() - p.pending_since_ns) / 1e6 : 0;
-            r.longest_pivot_ms = static_cast<double>(p.longest_pending_ns) / 1e6;
+            r.pending_ms_at_end = p.pending ? static_cast<double>(proc->now_ns() - p.pending_since) / 1e6 : 0;
+            r.longest_pivot_ms = static_cast<double>(p.longest_pending) / 1e6;
             r.outcome = classify(r, r.seconds);
         }
     };

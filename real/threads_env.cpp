@@ -143,14 +143,8 @@ int threads_env::arch_futex_atomic_op_inuser(int op, int oparg, int* oval, std::
     std::uint32_t old = w.load();
     for (;;) {
         std::uint32_t next = 0;
-        switch (static_cast<unsigned>(op)) {
-        case model::FUTEX_OP_SET: next = arg; break;
-        case model::FUTEX_OP_ADD: next = old + arg; break;
-        case model::FUTEX_OP_OR: next = old | arg; break;
-        case model::FUTEX_OP_ANDN: next = old & ~arg; break;
-        case model::FUTEX_OP_XOR: next = old ^ arg; break;
-        default: return -model::ENOSYS_;
-        }
+        if (const int ret = model::futex_atomic_op_inuser_local(op, arg, old, &next))
+            return ret;
         if (w.compare_exchange_weak(old, next))
             break;
     }
@@ -177,52 +171,29 @@ std::vector<std::string> threads_env::warnings() const
     return warnings_;
 }
 
+// The two counts every futex operation bumps are the calling thread's own
+// (no shared line, no lock); the rest goes through the one fold under the lock.
 void threads_env::trace(const model::trace_point& tp)
 {
-    using model::trace_kind;
     auto bump = [](std::atomic<std::uint64_t>& c) {
         c.store(c.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     };
-    switch (tp.kind) {
-    case trace_kind::ref_get_percpu:
+    if (tp.kind == model::trace_kind::ref_get_percpu) {
         bump(me().ref_get_percpu);
         return;
-    case trace_kind::ref_get_atomic:
+    }
+    if (tp.kind == model::trace_kind::ref_get_atomic) {
         bump(me().ref_get_atomic);
         return;
-    default:
-        break;
     }
     const std::int64_t now = clock ? clock(clock_arg) : 0;
     std::lock_guard lock(stats_mu_);
-    switch (tp.kind) {
-    case trace_kind::hash_allocate:
-        ++stats_.pivots_requested;
-        break;
-    case trace_kind::ref_drop:
-        if (!stats_.pending) {
-            stats_.pending = true;
-            stats_.pending_since_ns = now;
-            stats_.pending_gp_start = gp_completed_.load();
-        }
-        break;
-    case trace_kind::pivot_install:
-        ++stats_.pivots_completed;
-        if (stats_.pending) {
-            stats_.pending = false;
-            stats_.longest_pending_gps =
-                std::max(stats_.longest_pending_gps, gp_completed_.load() - stats_.pending_gp_start);
-            stats_.longest_pending_ns = std::max(stats_.longest_pending_ns, now - stats_.pending_since_ns);
-        }
-        break;
-    default:
-        break;
-    }
+    stats_.fold(tp, now, gp_completed_.load());
 }
 
-threads_pivot_stats threads_env::pivots() const
+pivot_stats threads_env::pivots() const
 {
-    threads_pivot_stats s;
+    pivot_stats s;
     {
         std::lock_guard lock(stats_mu_);
         s = stats_;

@@ -19,19 +19,9 @@
 #include "model/env.h"
 #include "model/futex.h"
 #include "real/userspace_rcu.h"
+#include "run/pivot_stats.h"
 
 namespace futexsim::real {
-
-// What the model's tracepoints add up to, for a run's report.
-struct threads_pivot_stats {
-    std::uint64_t ref_get_percpu = 0, ref_get_atomic = 0;
-    std::uint64_t pivots_requested = 0, pivots_completed = 0;
-    bool pending = false;
-    std::int64_t pending_since_ns = 0;
-    std::int64_t longest_pending_ns = 0;
-    unsigned long pending_gp_start = 0;
-    unsigned long longest_pending_gps = 0;
-};
 
 class threads_env {
 public:
@@ -80,7 +70,7 @@ public:
     // A clock for the pivot statistics (the process's now_ns()).
     std::int64_t (*clock)(void*) = nullptr;
     void* clock_arg = nullptr;
-    threads_pivot_stats pivots() const;
+    pivot_stats pivots() const;
     unsigned long completed_grace_periods() const { return gp_completed_.load(); }
     std::vector<std::string> warnings() const;
     // Waits for every RCU callback queued so far (before the mm is freed).
@@ -282,7 +272,7 @@ private:
     static inline thread_local int in_wait_cond_ = 0;  // in a wait_var_event() condition
     static inline thread_local bool blocking_call_ = false;  // a mutex_lock() in that evaluation
     mutable std::mutex stats_mu_;
-    threads_pivot_stats stats_;  // all but the per-thread counts
+    pivot_stats stats_;  // all but the per-thread counts
     std::vector<std::string> warnings_;
 };
 

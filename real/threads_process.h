@@ -10,6 +10,7 @@
 #include "model/core.h"
 #include "real/real_process.h"
 #include "real/threads_env.h"
+#include "run/model_process.h"
 
 namespace futexsim::real {
 
@@ -19,7 +20,7 @@ public:
     ~threads_process() override;
 
     threads_env& env() { return env_; }
-    model::mm_struct<threads_env>& mm() { return mm_; }
+    model::mm_struct<threads_env>& mm() { return futex_.mm; }
     int current_slots();  // hash_mask + 1 of the installed hash, 0 for the global one
 
     int sys_futex_wake(std::uint64_t uaddr, int nr_wake) override;
@@ -38,8 +39,7 @@ public:
 
 private:
     threads_env env_;
-    model::futex_data<threads_env> global_;
-    model::mm_struct<threads_env> mm_;
+    model_process<threads_env> futex_;  // after env_: freed before it
 };
 
 }  // namespace futexsim::real

@@ -4,9 +4,51 @@
 
 namespace futexsim::sim {
 
-cache_model::cache_model(engine& e) : eng_(e), arb_(e.mach().arbitration)
+cache_model::cache_model(engine& e) : eng_(e), source_(e.add_source(this)), arb_(e.mach().arbitration) {}
+
+void cache_model::on_event(std::uint8_t what, std::uint32_t arg)
 {
-    eng_.set_cache(this);
+    if (what == request) {
+        cache_line& l = *pending_[arg].line;
+        l.waiters.push_back(arg);
+        if (!l.service_scheduled) {
+            if (l.busy_until <= eng_.now())
+                serve(l);
+            else
+                schedule_line_free(l, l.busy_until);
+        }
+        return;
+    }
+    cache_line& l = lines_[arg];
+    l.service_scheduled = false;
+    serve(l);
+}
+
+void cache_model::schedule_line_free(cache_line& l, vtime at)
+{
+    l.service_scheduled = true;
+    eng_.post(source_, at, line_free, l.id);
+}
+
+void cache_model::spin_prepare(cache_line& l)
+{
+    eng_.spin_prepare();
+    l.spinners.push_back(eng_.current().id);
+}
+
+void cache_model::spin_cancel(cache_line& l)
+{
+    std::erase(l.spinners, eng_.current().id);
+}
+
+void cache_model::release_spinners(cache_line& l, vtime at)
+{
+    const machine& m = eng_.mach();
+    for (std::uint32_t id : l.spinners) {
+        task& t = eng_.task_by_id(id);
+        eng_.end_spin(t, at + static_cast<vtime>(m.transfer(static_cast<unsigned>(t.cpu), l.home_cpu)));
+    }
+    l.spinners.clear();
 }
 
 cache_line& cache_model::line_for(const void* addr)
@@ -54,17 +96,18 @@ void cache_model::local_write(cache_line& l, unsigned cpu)
     l.sharers.clear();
     ++l.accesses;
     if (!l.spinners.empty())
-        eng_.release_spinners(l, eng_.now());
+        release_spinners(l, eng_.now());
 }
 
 void cache_model::access(cache_line& l, bool is_write, void (*fn)(void*), void* ctx)
 {
-    task& t = eng_.current();
-    t.op_fn = fn;
-    t.op_ctx = ctx;
-    t.op_is_write = is_write;
+    const task& t = eng_.current();
+    if (pending_.size() <= t.id)
+        pending_.resize(t.id + 1);
+    pending_[t.id] = {&l, fn, ctx, is_write};
     ++stats_.misses;
-    eng_.request_line(l);
+    eng_.post(source_, eng_.now(), request, t.id);
+    eng_.suspend();
 }
 
 // Where the data comes from and how far it travels to `cpu`.
@@ -122,10 +165,11 @@ void cache_model::serve(cache_line& l)
         return;
     const std::size_t idx = pick_waiter(l);
     task& t = eng_.task_by_id(l.waiters[idx]);
+    const pending_access& op = pending_[t.id];
     const machine& m = eng_.mach();
     const unsigned cpu = static_cast<unsigned>(t.cpu);
-    const bool far = m.arch == atomic_arch::arm64_lse && t.op_is_write;
-    const double lat = source_latency(l, cpu, t.op_is_write);
+    const bool far = m.arch == atomic_arch::arm64_lse && op.is_write;
+    const double lat = source_latency(l, cpu, op.is_write);
     const vtime now = eng_.now();
 
     // Mesh latency varies with traffic: the snoop leg is drawn from the seed.
@@ -137,7 +181,7 @@ void cache_model::serve(cache_line& l)
     if (!far && leg > 0 && l.owner >= 0 && l.owner != static_cast<int>(cpu) && !l.snoop_arrived) {
         l.held_until = std::max(l.held_until, now + leg);
         l.snoop_arrived = true;
-        eng_.schedule_line_free(l, now + leg);
+        schedule_line_free(l, now + leg);
         return;
     }
     const bool after_snoop = l.snoop_arrived;
@@ -146,11 +190,11 @@ void cache_model::serve(cache_line& l)
     const double remaining = after_snoop ? lat - static_cast<double>(leg) : lat;
 
     // The access takes effect now, in service order.
-    t.op_fn(t.op_ctx);
+    op.fn(op.ctx);
     ++l.accesses;
     ++l.transfers;
     eng_.mix_trace((static_cast<std::uint64_t>(l.id) << 32) ^ (static_cast<std::uint64_t>(cpu) << 1) ^
-                   static_cast<std::uint64_t>(t.op_is_write));
+                   static_cast<std::uint64_t>(op.is_write));
 
     vtime done;
     if (far) {
@@ -159,7 +203,7 @@ void cache_model::serve(cache_line& l)
         l.busy_until = now + static_cast<vtime>(m.far_atomic_ns);
         l.owner = -1;
         l.sharers.clear();
-    } else if (t.op_is_write) {
+    } else if (op.is_write) {
         // The writer owns the line once the data arrives and the locked op ran.
         done = now + static_cast<vtime>(remaining + m.local_rmw_ns);
         l.held_from = done;
@@ -179,23 +223,23 @@ void cache_model::serve(cache_line& l)
         // Once the line is shared, the reads queued right behind this one are
         // answered together from the shared copy (the forwarding cache or the
         // LLC), each after its own distance: reads do not serialize.
-        while (!l.waiters.empty() && !eng_.task_by_id(l.waiters.front()).op_is_write) {
+        while (!l.waiters.empty() && !pending_[l.waiters.front()].is_write) {
             task& r = eng_.task_by_id(l.waiters.front());
             l.waiters.pop_front();
             const unsigned rcpu = static_cast<unsigned>(r.cpu);
             const double rlat = source_latency(l, rcpu, false);
-            r.op_fn(r.op_ctx);
+            pending_[r.id].fn(pending_[r.id].ctx);
             ++l.accesses;
             l.sharers.add(rcpu);
             eng_.mix_trace((static_cast<std::uint64_t>(l.id) << 32) ^ (static_cast<std::uint64_t>(rcpu) << 1));
-            eng_.resume_after_service(r, now + static_cast<vtime>(rlat + m.local_hit_ns));
+            eng_.resume(r, now + static_cast<vtime>(rlat + m.local_hit_ns));
         }
     }
-    if (t.op_is_write && !l.spinners.empty())
-        eng_.release_spinners(l, done);
-    eng_.resume_after_service(t, done);
+    if (op.is_write && !l.spinners.empty())
+        release_spinners(l, done);
+    eng_.resume(t, done);
     if (!l.waiters.empty())
-        eng_.schedule_line_free(l, l.busy_until);
+        schedule_line_free(l, l.busy_until);
 }
 
 }  // namespace futexsim::sim

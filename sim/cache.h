@@ -1,7 +1,9 @@
 // Cache lines: who holds each line, what an access costs, and the queue of
 // CPUs waiting for a contended line. Contention (and its collapse) comes out
 // of this: every access that needs the line to move waits its turn and pays
-// the transfer latency between the CPUs involved.
+// the transfer latency between the CPUs involved. The cache is an event
+// source of the engine (sim/event_source.h): a miss posts its request, and
+// the line serves its queue in events of its own.
 #pragma once
 
 #include <cstdint>
@@ -68,7 +70,7 @@ struct cache_stats {
     std::uint64_t misses = 0;
 };
 
-class cache_model {
+class cache_model final : public event_source {
 public:
     explicit cache_model(engine& e);
 
@@ -88,19 +90,40 @@ public:
     // after the task has been served and its data has arrived.
     void access(cache_line& l, bool is_write, void (*fn)(void*), void* ctx);
 
-    // Called by the engine when the line is free to serve its next waiter.
-    void serve(cache_line& l);
+    // A spinlock's spin on `l`: the current task spins until the next write
+    // to the line (engine::spin_prepare() and spin_wait() around it).
+    void spin_prepare(cache_line& l);
+    void spin_cancel(cache_line& l);
+
+    // event_source: a queued request arrives, or the line is free to serve
+    // its next waiter.
+    void on_event(std::uint8_t what, std::uint32_t arg) override;
 
     const cache_stats& stats() const { return stats_; }
     cache_stats& stats() { return stats_; }
 
 private:
+    enum event_kind : std::uint8_t { request, line_free };
+    // An access waiting for service, by task id: run at service time, on
+    // the engine's stack.
+    struct pending_access {
+        cache_line* line = nullptr;
+        void (*fn)(void*) = nullptr;
+        void* ctx = nullptr;
+        bool is_write = false;
+    };
+    void serve(cache_line& l);
+    void schedule_line_free(cache_line& l, vtime at);
+    // The line was written at `at`: its spinners re-read it.
+    void release_spinners(cache_line& l, vtime at);
     bool held_by(const cache_line& l, unsigned cpu) const;
     double source_latency(const cache_line& l, unsigned cpu, bool is_write) const;
     std::size_t pick_waiter(const cache_line& l) const;
 
     engine& eng_;
+    std::uint8_t source_;
     line_arbitration arb_;
+    std::vector<pending_access> pending_;
     std::unordered_map<std::uintptr_t, std::uint32_t> by_addr_;
     std::deque<cache_line> lines_;
     cache_stats stats_;

@@ -6,9 +6,6 @@
 
 #include <boost/context/fixedsize_stack.hpp>
 
-#include "sim/cache.h"
-#include "sim/rcu.h"
-
 namespace futexsim::sim {
 
 namespace ctx = boost::context;
@@ -49,12 +46,34 @@ void engine::mix_trace(std::uint64_t v)
     trace_hash_ = (trace_hash_ ^ v) * 0x100000001b3ull;
 }
 
-void engine::push(vtime t, ev_kind k, std::uint32_t a, std::uint32_t gen)
+void engine::push(vtime t, ev_kind k, std::uint32_t a, std::uint32_t gen, std::uint8_t source,
+                  std::uint8_t what)
 {
-    queue_.push(event{t, seq_++, k, a, gen});
+    queue_.push(event{t, seq_++, k, source, what, a, gen});
     // A task running ahead must not pass what it just made happen.
     if (current_ >= 0 && t + cfg_.lookahead_ns < horizon_)
         set_horizon(t + cfg_.lookahead_ns);
+}
+
+std::uint8_t engine::add_source(event_source* s)
+{
+    if (sources_.size() >= 255)
+        throw std::length_error("engine: too many event sources");
+    sources_.push_back(s);
+    return static_cast<std::uint8_t>(sources_.size() - 1);
+}
+
+void engine::post(std::uint8_t source, vtime at, std::uint8_t what, std::uint32_t arg)
+{
+    push(at, ev_kind::source, arg, 0, source, what);
+}
+
+bool engine::sources_idle() const
+{
+    for (const event_source* s : sources_)
+        if (!s->idle())
+            return false;
+    return true;
 }
 
 task& engine::spawn(std::string name, std::vector<unsigned> allowed, std::function<void()> body,
@@ -112,8 +131,8 @@ void engine::finish_task()
 
 void engine::note_context_switch(unsigned cpu)
 {
-    if (rcu_)
-        rcu_->note_qs(cpu, now_);
+    for (event_source* s : sources_)
+        s->context_switch(cpu, now_);
 }
 
 // The current task gives the CPU back to the engine loop.
@@ -139,7 +158,7 @@ void engine::switch_to(task& t)
 
 bool engine::attention() const
 {
-    return resched_flags_ != 0 || (rcu_ && rcu_->any_urgent()) || tearing_down_;
+    return resched_flags_ != 0 || preemption_points_ || tearing_down_;
 }
 
 void engine::charge_slow()
@@ -156,9 +175,9 @@ void engine::charge_slow()
         if (k > c.sampled_tick)
             sample_tick(static_cast<unsigned>(t.cpu), k, task_quiescent(t));
     }
-    if (rcu_ && rcu_->any_urgent() && t.preempt_count == 0 && t.rcu_nesting == 0 &&
-        rcu_->urgent_qs(static_cast<unsigned>(t.cpu))) [[unlikely]]
-        rcu_->note_qs(static_cast<unsigned>(t.cpu), now_);
+    if (preemption_points_ && t.preempt_count == 0 && t.rcu_nesting == 0) [[unlikely]]
+        for (event_source* s : sources_)
+            s->preemption_point(static_cast<unsigned>(t.cpu), now_);
     // Preemption points: a softirq runs wherever interrupts are taken outside
     // a read-side section or non-preemptible region; a time-slice switch of
     // a kernel-mode task waits for the return to user unless the kernel is
@@ -204,8 +223,9 @@ bool engine::task_quiescent(const task& t) const
 void engine::sample_tick(unsigned cpu, std::int64_t k, bool quiescent)
 {
     cpus_[cpu].sampled_tick = k;
-    if (quiescent && rcu_)
-        rcu_->note_qs(cpu, k * tick_ns_);
+    if (quiescent)
+        for (event_source* s : sources_)
+            s->tick_quiescent(cpu, k * tick_ns_);
 }
 
 void engine::block()
@@ -213,11 +233,8 @@ void engine::block()
     if (tearing_down_)
         return;
     task& t = current();
-    ++t.blocks;
-    if (t.wake_pending) {  // woken between prepare-to-wait and now
-        t.wake_pending = false;
+    if (!t.sleep_begins())  // woken between prepare-to-wait and now
         return;
-    }
     t.state = task_state::blocked;
     vcpu& c = cpus_[static_cast<std::size_t>(t.cpu)];
     c.current = -1;
@@ -227,16 +244,9 @@ void engine::block()
     yield_to_engine();
 }
 
-void engine::spin_prepare(cache_line& line)
+void engine::spin_prepare()
 {
-    task& t = current();
-    t.wake_pending = false;
-    line.spinners.push_back(t.id);
-}
-
-void engine::spin_cancel(cache_line& line)
-{
-    std::erase(line.spinners, current().id);
+    current().wake_pending = false;
 }
 
 void engine::spin_wait()
@@ -244,7 +254,7 @@ void engine::spin_wait()
     if (tearing_down_)
         return;
     task& t = current();
-    if (t.wake_pending) {  // written since spin_prepare()
+    if (t.wake_pending) {  // ended since spin_prepare()
         t.wake_pending = false;
         return;
     }
@@ -252,52 +262,24 @@ void engine::spin_wait()
     yield_to_engine();
 }
 
-void engine::release_spinners(cache_line& line, vtime at)
+void engine::end_spin(task& t, vtime at)
 {
-    for (std::uint32_t id : line.spinners) {
-        task& t = *tasks_[id];
-        if (t.state != task_state::spinning) {  // still checking: see spin_wait()
-            t.wake_pending = true;
-            continue;
-        }
-        t.state = task_state::running;
-        push(at + static_cast<vtime>(machine_.transfer(static_cast<unsigned>(t.cpu), line.home_cpu)),
-             ev_kind::resume, id, t.gen);
+    if (t.state != task_state::spinning) {  // still checking: see spin_wait()
+        t.wake_pending = true;
+        return;
     }
-    line.spinners.clear();
-}
-
-void engine::request_line(cache_line& line)
-{
-    task& t = current();
-    t.waiting_line = &line;
-    push(now_, ev_kind::line_request, t.id, t.gen);
-    yield_to_engine();
-}
-
-void engine::resume_after_service(task& t, vtime at)
-{
+    t.state = task_state::running;
     push(at, ev_kind::resume, t.id, t.gen);
 }
 
-void engine::schedule_line_free(cache_line& line, vtime at)
+void engine::suspend()
 {
-    line.service_scheduled = true;
-    push(at, ev_kind::line_free, line.id);
+    yield_to_engine();
 }
 
-void engine::schedule_callback(vtime at, std::function<void()> fn)
+void engine::resume(task& t, vtime at)
 {
-    std::uint32_t slot;
-    if (!free_callback_slots_.empty()) {
-        slot = free_callback_slots_.back();
-        free_callback_slots_.pop_back();
-        callbacks_[slot] = std::move(fn);
-    } else {
-        slot = static_cast<std::uint32_t>(callbacks_.size());
-        callbacks_.push_back(std::move(fn));
-    }
-    push(std::max(at, now_), ev_kind::callback, slot);
+    push(at, ev_kind::resume, t.id, t.gen);
 }
 
 void engine::wake(task& t, vtime at)
@@ -305,7 +287,7 @@ void engine::wake(task& t, vtime at)
     if (t.state == task_state::exited)
         return;
     if (t.state != task_state::blocked) {
-        t.wake_pending = true;
+        t.wake_running();
         return;
     }
     ++t.gen;
@@ -475,8 +457,8 @@ void engine::on_tick(std::int64_t k)
             c.need_resched = true;
         }
     }
-    if (rcu_)
-        rcu_->on_tick(k);
+    for (event_source* s : sources_)
+        s->tick(k);
     push((k + 1) * tick_ns_, ev_kind::tick, 0);
 }
 
@@ -502,33 +484,12 @@ void engine::run_until(vtime until)
             switch_to(t);
             break;
         }
-        case ev_kind::line_request: {
-            task& t = *tasks_[ev.a];
-            cache_line& l = *t.waiting_line;
-            l.waiters.push_back(t.id);
-            if (!l.service_scheduled) {
-                if (l.busy_until <= now_)
-                    cache_->serve(l);
-                else
-                    schedule_line_free(l, l.busy_until);
-            }
-            break;
-        }
-        case ev_kind::line_free: {
-            cache_line& l = cache_->line_by_id(ev.a);
-            l.service_scheduled = false;
-            cache_->serve(l);
-            break;
-        }
         case ev_kind::tick:
             on_tick(ev.t / tick_ns_);
             break;
-        case ev_kind::callback: {
-            auto fn = std::move(callbacks_[ev.a]);
-            free_callback_slots_.push_back(ev.a);
-            fn();
+        case ev_kind::source:
+            sources_[ev.source]->on_event(ev.what, ev.a);
             break;
-        }
         case ev_kind::timeout: {
             task& t = *tasks_[ev.a];
             if (ev.gen != t.gen || t.state != task_state::blocked)
@@ -540,7 +501,7 @@ void engine::run_until(vtime until)
         }
         // Nothing but the tick left: every task has exited or sleeps forever.
         if (queue_.size() == 1 && queue_.top().kind == ev_kind::tick && live_threads_ == 0 &&
-            (!rcu_ || rcu_->idle()))
+            sources_idle())
             break;
     }
     now_ = std::max(now_, until);

@@ -1,5 +1,7 @@
 // The discrete-event engine: virtual time, tasks as Boost.Context fibers,
-// virtual CPUs with tick-driven time slicing, and the event queue.
+// virtual CPUs with tick-driven time slicing, and the typed event queue.
+// What else takes part in a run (the cache model, RCU) registers with it as
+// an event source (sim/event_source.h); the engine includes neither.
 //
 // A running task advances its own clock (charge()) and may run ahead of the
 // event queue by at most `lookahead_ns` before it yields; everything that
@@ -22,6 +24,8 @@
 #include <vector>
 
 #include "machine/machine.h"
+#include "sim/event_source.h"
+#include "sim/kernel/task.h"
 #include "sim/observer.h"
 #include "sim/rng.h"
 #include "sim/schedule.h"
@@ -34,33 +38,23 @@ enum class task_mode : std::uint8_t { user, kernel };
 enum class task_state : std::uint8_t { runnable, running, spinning, blocked, exited };
 
 class engine;
-struct cache_line;
 
-struct task {
+// A task: the kernel runtime's per-task state (sim/kernel/task.h: preempt
+// and RCU nesting, which the engine reads to find preemption points and
+// quiescent states, and the sleep bookkeeping block() and wake() keep), and
+// what the engine schedules.
+struct task : kernel::task_struct {
     std::uint32_t id = 0;
     std::string name;
     bool kernel_thread = false;  // not counted in the process's threads
     task_state state = task_state::runnable;
     task_mode mode = task_mode::user;
-    int rcu_nesting = 0;
-    int preempt_count = 0;
     int cpu = -1;       // the vCPU it runs or waits on
     int last_cpu = -1;  // where it last ran
     std::vector<unsigned> allowed;  // CPU affinity, sorted
     std::uint32_t gen = 0;          // bumps on every wake: stale events are dropped
-    bool timed_out = false;
-    bool wake_pending = false;  // woken while still running: the next block() returns at once
-    std::uint64_t blocks = 0;   // block() calls so far (sim_env: did a wait condition sleep?)
-    bool var_woken = false;     // sim_env: a wake_up_var() since its wait check began
-    int in_wait_cond = 0;       // sim_env: evaluating a wait_var_event() condition (!TASK_RUNNING)
-    const char* blocking_call = nullptr;  // sim_env: the first blocking call of that evaluation
     std::function<void()> body;
     boost::context::fiber fib;
-    // A line access waiting for service: run at service time, on the engine stack.
-    cache_line* waiting_line = nullptr;
-    void (*op_fn)(void*) = nullptr;
-    void* op_ctx = nullptr;
-    bool op_is_write = false;
 };
 
 struct vcpu {
@@ -74,9 +68,6 @@ struct vcpu {
     // so its first wake-up comes from the deepest idle state.
     vtime idle_since = -1'000'000'000;
 };
-
-class rcu_sim;
-class cache_model;
 
 struct engine_config {
     vtime lookahead_ns = 1000;
@@ -96,8 +87,14 @@ public:
     vtime lookahead() const { return cfg_.lookahead_ns; }
     vtime tick_ns() const { return tick_ns_; }
     rng64& rng() { return rng_; }
-    void set_rcu(rcu_sim* r) { rcu_ = r; }
-    void set_cache(cache_model* c) { cache_ = c; }
+    // An event source takes part in the run from now on (sim/event_source.h);
+    // returns its number for post(). At most 255.
+    std::uint8_t add_source(event_source* s);
+    // Queue an event for `source` at `at`: its on_event(what, arg) runs then.
+    void post(std::uint8_t source, vtime at, std::uint8_t what, std::uint32_t arg);
+    // A source that needs to hear of preemption points (RCU asking laggard
+    // CPUs for a quiescent state) switches them on; off when it no longer does.
+    void want_preemption_points(bool on) { preemption_points_ = on; }
     // Which queued task a CPU runs next (sim/schedule.h); none: the queue's
     // order, as before strategies existed.
     void set_strategy(schedule_strategy* s) { strategy_ = s; }
@@ -129,23 +126,27 @@ public:
     void sync();
     // Sleep: the task leaves its CPU until wake().
     void block();
-    // Busy-wait on a line until somebody writes it (a spinlock's spin):
-    // register first, re-check the value, then wait. A write in between
-    // makes spin_wait() return at once.
-    void spin_prepare(cache_line& line);
-    void spin_cancel(cache_line& line);
+    // Busy-wait until end_spin() (a spinlock's spin on a line): the caller
+    // registers the task with whoever will end it after spin_prepare(),
+    // re-checks, then spin_wait()s; an end_spin() in between makes
+    // spin_wait() return at once. The task keeps its CPU.
+    void spin_prepare();
     void spin_wait();
+    // The spin of `t` ends: it runs on at `at` (or, if still checking, its
+    // spin_wait() returns at once).
+    void end_spin(task& t, vtime at);
     // Make a blocked task runnable at `at` (>= now).
     void wake(task& t, vtime at);
     // Wake `t` at `at` unless it was woken since; sets t.timed_out if so.
     void wake_on_timeout(task& t, vtime at);
-    // The running task queues for `line` at its local time and waits until
-    // its access has been served and the data has arrived.
-    void request_line(cache_line& line);
-    // Used by the cache: the served task resumes at `at`.
-    void resume_after_service(task& t, vtime at);
-    // Used by the cache: the line was written, spinners re-read it.
-    void release_spinners(cache_line& line, vtime at);
+    // The running task stops, keeping its CPU, until a source resume()s it
+    // (a cache-line access waiting for its service).
+    void suspend();
+    // The suspended task `t` runs on at `at`.
+    void resume(task& t, vtime at);
+    // The running task enters or leaves the kernel (system calls; RCU sees
+    // the mode at ticks).
+    void set_mode(task_mode m) { current().mode = m; }
 
     // Unwinds every task that has not exited (their guards' destructors run
     // with no cost and no switches). Call before destroying what tasks use.
@@ -160,9 +161,6 @@ public:
     void run_until(vtime until);
     void set_interrupt(const std::atomic<bool>* flag) { interrupt_ = flag; }
     bool interrupted() const { return interrupted_; }
-    void schedule_line_free(cache_line& line, vtime at);
-    // Run `fn` on the engine stack at `at` (timers, RCU's grace-period machinery).
-    void schedule_callback(vtime at, std::function<void()> fn);
 
     // Counters for the run report.
     std::uint64_t events_processed() const { return events_; }
@@ -170,17 +168,21 @@ public:
     void mix_trace(std::uint64_t v);
 
 private:
-    enum class ev_kind : std::uint8_t { resume, line_request, line_free, tick, callback, timeout };
+    enum class ev_kind : std::uint8_t { resume, tick, timeout, source };
     struct event {
         vtime t;
         std::uint64_t seq;
         ev_kind kind;
+        std::uint8_t source;  // ev_kind::source: which, and its own kind
+        std::uint8_t what;
         std::uint32_t a;
         std::uint32_t gen;
         bool operator>(const event& o) const { return t != o.t ? t > o.t : seq > o.seq; }
     };
 
-    void push(vtime t, ev_kind k, std::uint32_t a, std::uint32_t gen = 0);
+    void push(vtime t, ev_kind k, std::uint32_t a, std::uint32_t gen = 0, std::uint8_t source = 0,
+              std::uint8_t what = 0);
+    bool sources_idle() const;
     void charge_slow();
     bool attention() const;
     void set_horizon(vtime h)
@@ -223,16 +225,14 @@ private:
     std::priority_queue<event, std::vector<event>, std::greater<event>> queue_;
     std::vector<std::unique_ptr<task>> tasks_;
     std::vector<vcpu> cpus_;
-    std::vector<std::function<void()>> callbacks_;
-    std::vector<std::uint32_t> free_callback_slots_;
+    std::vector<event_source*> sources_;
+    bool preemption_points_ = false;  // a source wants them (want_preemption_points())
     int current_ = -1;
     bool tearing_down_ = false;
     unsigned live_threads_ = 0;
     unsigned runnable_or_running_ = 0;
     boost::context::fiber engine_fiber_;
     std::exception_ptr task_error_;
-    rcu_sim* rcu_ = nullptr;
-    cache_model* cache_ = nullptr;
     schedule_strategy* strategy_ = nullptr;
     sim_observer* observer_ = nullptr;
 };

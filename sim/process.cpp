@@ -5,56 +5,22 @@
 namespace futexsim::sim {
 
 sim_process::sim_process(const machine& m, std::uint64_t seed)
-    : eng_(m, seed), cache_(eng_), rcu_(eng_), env_(eng_, cache_, rcu_)
+    : eng_(m, seed), cache_(eng_), rcu_(eng_), env_(eng_, cache_, rcu_), futex_(env_)
 {
-    model::futex_init(env_, global_);
-    mm_.env = &env_;
-    mm_.global = &global_;
-    model::futex_mm_init(&mm_);
     env_.on_trace = [this](const model::trace_point& tp) { on_trace(tp); };
 }
 
-sim_process::~sim_process()
-{
-    eng_.shutdown();
-    model::futex_hash_free(&mm_);
-}
+// The tasks are unwound before futex_ (declared after env_) frees the hash.
+sim_process::~sim_process() { eng_.shutdown(); }
 
 void sim_process::on_trace(const model::trace_point& tp)
 {
     using model::trace_kind;
     if (auto* o = eng_.observer()) [[unlikely]]
         o->tracepoint(tp, eng_.now());
-    switch (tp.kind) {
-    case trace_kind::ref_get_percpu:
-        ++stats_.ref_get_percpu;
-        return;
-    case trace_kind::ref_get_atomic:
-        ++stats_.ref_get_atomic;
-        return;
-    case trace_kind::hash_allocate:
-        ++stats_.pivots_requested;
-        break;
-    case trace_kind::ref_drop:
-        if (!stats_.pending) {
-            stats_.pending = true;
-            stats_.pending_since = eng_.now();
-            stats_.pending_gp_start = rcu_.completed();
-        }
-        break;
-    case trace_kind::pivot_install:
-        ++stats_.pivots_completed;
-        if (stats_.pending) {
-            stats_.pending = false;
-            stats_.longest_pending_gps =
-                std::max(stats_.longest_pending_gps, rcu_.completed() - stats_.pending_gp_start);
-            stats_.longest_pending_ns =
-                std::max(stats_.longest_pending_ns, eng_.now() - stats_.pending_since);
-        }
-        break;
-    default:
-        break;
-    }
+    stats_.fold(tp, eng_.now(), rcu_.completed());
+    if (pivot_stats::is_ref_get(tp.kind))
+        return;  // too many to hash: every futex operation has one
     eng_.mix_trace((static_cast<std::uint64_t>(tp.kind) << 56) ^
                    (static_cast<std::uint64_t>(tp.slots) << 24) ^ static_cast<std::uint64_t>(eng_.now()));
 }
@@ -104,12 +70,12 @@ void sim_process::sys_enter(const char* name)
     if (auto* o = eng_.observer())
         o->syscall_enter(eng_.current(), name, eng_.now());
     eng_.charge(jittered(eng_.mach().syscall_entry_ns));
-    eng_.current().mode = task_mode::kernel;
+    eng_.set_mode(task_mode::kernel);
 }
 
 void sim_process::sys_exit()
 {
-    eng_.current().mode = task_mode::user;
+    eng_.set_mode(task_mode::user);
     eng_.charge(jittered(eng_.mach().syscall_exit_ns));
     if (auto* o = eng_.observer())
         o->syscall_exit(eng_.current(), eng_.now());
@@ -132,7 +98,7 @@ void sim_process::user_work(vtime ns)
 int sim_process::sys_futex_wake(std::uint64_t uaddr, int nr_wake)
 {
     sys_enter("FUTEX_WAKE");
-    const int ret = model::futex_wake(&mm_, uaddr, nr_wake, model::FUTEX_BITSET_MATCH_ANY);
+    const int ret = futex_.futex_wake(uaddr, nr_wake);
     sys_exit();
     return ret;
 }
@@ -140,7 +106,7 @@ int sim_process::sys_futex_wake(std::uint64_t uaddr, int nr_wake)
 int sim_process::sys_futex_wait(std::uint64_t uaddr, std::uint32_t val, long timeout_ns)
 {
     sys_enter("FUTEX_WAIT");
-    const int ret = model::futex_wait(&mm_, uaddr, val, timeout_ns, model::FUTEX_BITSET_MATCH_ANY);
+    const int ret = futex_.futex_wait(uaddr, val, timeout_ns);
     sys_exit();
     return ret;
 }
@@ -149,7 +115,7 @@ int sim_process::sys_futex_wake_op(std::uint64_t uaddr1, std::uint64_t uaddr2, i
                                    int op)
 {
     sys_enter("FUTEX_WAKE_OP");
-    const int ret = model::futex_wake_op(&mm_, uaddr1, uaddr2, nr_wake, nr_wake2, op);
+    const int ret = futex_.futex_wake_op(uaddr1, uaddr2, nr_wake, nr_wake2, static_cast<std::uint32_t>(op));
     sys_exit();
     return ret;
 }
@@ -158,7 +124,7 @@ int sim_process::sys_futex_cmp_requeue(std::uint64_t uaddr1, std::uint64_t uaddr
                                        int nr_requeue, std::uint32_t cmpval)
 {
     sys_enter("FUTEX_CMP_REQUEUE");
-    const int ret = model::futex_requeue(&mm_, uaddr1, uaddr2, nr_wake, nr_requeue, &cmpval);
+    const int ret = futex_.futex_cmp_requeue(uaddr1, uaddr2, nr_wake, nr_requeue, cmpval);
     sys_exit();
     return ret;
 }
@@ -169,7 +135,7 @@ void sim_process::thread_exit()
     sys_enter("exit");
     eng_.charge(static_cast<vtime>(eng_.mach().thread_exit_ns));  // do_exit() up to exit_mm()
     env_.atomic_set(*env_.user_word(tid), 0u);  // put_user(0, clear_child_tid)
-    model::futex_wake(&mm_, tid, 1, model::FUTEX_BITSET_MATCH_ANY);
+    futex_.futex_wake(tid, 1);
     sys_exit();
 }
 
@@ -187,7 +153,7 @@ int sim_process::sys_prctl_futex_hash(unsigned long op, unsigned long arg)
     sys_enter(op == model::PR_FUTEX_HASH_SET_SLOTS   ? "prctl SET_SLOTS"
               : op == model::PR_FUTEX_HASH_GET_SLOTS ? "prctl GET_SLOTS"
                                                      : "prctl PR_FUTEX_HASH");
-    const int ret = model::futex_hash_prctl(&mm_, op, arg, 0);
+    const int ret = futex_.prctl_futex_hash(op, arg);
     sys_exit();
     return ret;
 }
@@ -196,7 +162,7 @@ task& sim_process::sys_clone(std::string name, std::vector<unsigned> allowed, st
 {
     sys_enter("clone");
     eng_.charge(static_cast<vtime>(eng_.mach().clone_ns));
-    model::copy_process_futex(&mm_, CLONE_VM | CLONE_THREAD);
+    futex_.copy_process_futex();
     // CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID: the child's tid in a word
     // the kernel clears and wakes when the thread exits.
     const std::uint32_t next_id = static_cast<std::uint32_t>(eng_.num_tasks());

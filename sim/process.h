@@ -10,9 +10,8 @@
 #include <vector>
 
 #include "model/core.h"
-#include "model/fork.h"
-#include "model/requeue.h"
-#include "model/waitwake.h"
+#include "run/model_process.h"
+#include "run/pivot_stats.h"
 #include "sim/cache.h"
 #include "sim/engine.h"
 #include "machine/machine.h"
@@ -21,19 +20,6 @@
 #include "run/workloads/workload_process.h"
 
 namespace futexsim::sim {
-
-// What the model's tracepoints add up to over a run.
-struct pivot_stats {
-    std::uint64_t ref_get_percpu = 0;
-    std::uint64_t ref_get_atomic = 0;
-    std::uint64_t pivots_requested = 0;
-    std::uint64_t pivots_completed = 0;
-    bool pending = false;          // a replacement has been started and not installed
-    vtime pending_since = 0;
-    unsigned long pending_gp_start = 0;
-    unsigned long longest_pending_gps = 0;
-    vtime longest_pending_ns = 0;
-};
 
 class sim_process final : public workload_process {
 public:
@@ -45,7 +31,7 @@ public:
     engine& eng() { return eng_; }
     rcu_sim& rcu() { return rcu_; }
     sim_env& env() { return env_; }
-    model::mm_struct<sim_env>& mm() { return mm_; }
+    model::mm_struct<sim_env>& mm() { return futex_.mm; }
     const pivot_stats& pivots() const { return stats_; }
 
     // A futex word in user memory, on its own cache line. Returns its address.
@@ -99,8 +85,7 @@ private:
     cache_model cache_;
     rcu_sim rcu_;
     sim_env env_;
-    model::futex_data<sim_env> global_;
-    model::mm_struct<sim_env> mm_;
+    model_process<sim_env> futex_;  // after env_: freed before it
     std::vector<std::uint64_t> tid_word_;  // by task id; 0: none
     std::vector<std::uint32_t> children_;  // task ids, in creation order
     pivot_stats stats_;

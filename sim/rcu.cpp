@@ -10,25 +10,40 @@ constexpr vtime gp_kthread_latency_ns = 20'000;
 }  // namespace
 
 rcu_sim::rcu_sim(engine& e)
-    : eng_(e), need_qs_(e.mach().num_cpus()), urgent_(e.mach().num_cpus()),
-      ready_(e.mach().num_cpus()), softirq_(e.mach().num_cpus(), nullptr)
+    : eng_(e), source_(e.add_source(this)), need_qs_(e.mach().num_cpus()),
+      urgent_(e.mach().num_cpus()), ready_(e.mach().num_cpus()),
+      softirq_(e.mach().num_cpus(), nullptr)
 {
-    eng_.set_rcu(this);
+}
+
+void rcu_sim::on_event(std::uint8_t what, std::uint32_t /*arg*/)
+{
+    if (what == gp_start)
+        start_gp();
+    else
+        end_gp();
+}
+
+// The engine asks for preemption points only while some CPU is urgent.
+void rcu_sim::set_urgent(bool on)
+{
+    any_urgent_ = on;
+    eng_.want_preemption_points(on);
 }
 
 void rcu_sim::call_rcu(unsigned cpu, std::function<void()> cb)
 {
-    callbacks_.push_back({cpu, get_state(), std::move(cb)});
+    gp_.call_rcu(cpu, std::move(cb));
     // call_rcu_hurry(): no lazy batching, the GP kthread is woken now.
-    if (!gp_active_ && !gp_start_scheduled_) {
+    if (!gp_.gp_active() && !gp_start_scheduled_) {
         gp_start_scheduled_ = true;
-        eng_.schedule_callback(eng_.now() + gp_kthread_latency_ns, [this] { start_gp(); });
+        eng_.post(source_, eng_.now() + gp_kthread_latency_ns, gp_start, 0);
     }
 }
 
 bool rcu_sim::idle() const
 {
-    if (gp_active_ || gp_start_scheduled_ || gp_end_scheduled_ || !callbacks_.empty())
+    if (gp_.gp_active() || gp_start_scheduled_ || gp_end_scheduled_ || gp_.callbacks_waiting())
         return false;
     for (const auto& q : ready_)
         if (!q.empty())
@@ -39,58 +54,56 @@ bool rcu_sim::idle() const
 void rcu_sim::start_gp()
 {
     gp_start_scheduled_ = false;
-    if (gp_active_)
+    if (gp_.gp_active())
         return;
-    gp_active_ = true;
+    gp_.start_gp();
     gp_start_ = eng_.now();
     gp_start_tick_ = gp_start_ / eng_.tick_ns();
     remaining_ = static_cast<unsigned>(need_qs_.size());
     std::fill(need_qs_.begin(), need_qs_.end(), true);
     std::fill(urgent_.begin(), urgent_.end(), false);
-    any_urgent_ = false;
+    set_urgent(false);
 }
 
 void rcu_sim::note_qs(unsigned cpu, vtime at)
 {
-    if (!gp_active_ || at < gp_start_ || !need_qs_[cpu])
+    if (!gp_.gp_active() || at < gp_start_ || !need_qs_[cpu])
         return;
     need_qs_[cpu] = false;
     if (--remaining_ == 0 && !gp_end_scheduled_) {
         gp_end_scheduled_ = true;
-        eng_.schedule_callback(std::max(at, eng_.now()) + gp_kthread_latency_ns, [this] { end_gp(); });
+        eng_.post(source_, std::max(at, eng_.now()) + gp_kthread_latency_ns, gp_end, 0);
     }
+}
+
+// rcu_qs() at a preemption point of a CPU asked to report urgently.
+void rcu_sim::preemption_point(unsigned cpu, vtime at)
+{
+    if (any_urgent_ && gp_.gp_active() && urgent_[cpu] && need_qs_[cpu])
+        note_qs(cpu, at);
 }
 
 void rcu_sim::end_gp()
 {
     gp_end_scheduled_ = false;
-    gp_active_ = false;
-    any_urgent_ = false;
-    ++completed_;
+    set_urgent(false);
+    kernel::rcu_gp::ended done = gp_.end_gp();
+    const unsigned long completed = gp_.completed();
     durations_.push_back(eng_.now() - gp_start_);
-    eng_.mix_trace(0x6770000000000000ull ^ completed_);
+    eng_.mix_trace(0x6770000000000000ull ^ completed);
     if (auto* o = eng_.observer())
-        o->gp_end(completed_, eng_.now());
+        o->gp_end(completed, eng_.now());
     // Callbacks due now move to their CPU's ready list; the next tick there
     // raises RCU_SOFTIRQ and runs them.
-    std::deque<pending_cb> later;
-    bool more = false;
-    for (auto& cb : callbacks_) {
-        if (cb.after <= completed_)
-            ready_[cb.cpu].push_back(std::move(cb.fn));
-        else {
-            later.push_back(std::move(cb));
-            more = true;
-        }
-    }
-    callbacks_ = std::move(later);
-    if (more)
+    for (auto& cb : done.callbacks)
+        ready_[cb.cpu].push_back(std::move(cb.fn));
+    if (gp_.callbacks_waiting())
         start_gp();
 }
 
-void rcu_sim::on_tick(std::int64_t k)
+void rcu_sim::tick(std::int64_t k)
 {
-    if (gp_active_) {
+    if (gp_.gp_active()) {
         const std::int64_t age = k - gp_start_tick_;
         const unsigned fqs = eng_.mach().rcu_fqs_jiffies;
         if (age > 0 && age % fqs == 0) {
@@ -103,8 +116,10 @@ void rcu_sim::on_tick(std::int64_t k)
                     continue;
                 if (eng_.cpu_idle(cpu))
                     note_qs(cpu, eng_.now());
-                else if (urgent)
-                    urgent_[cpu] = any_urgent_ = true;
+                else if (urgent) {
+                    urgent_[cpu] = true;
+                    set_urgent(true);
+                }
             }
         }
     }
@@ -122,7 +137,7 @@ void rcu_sim::run_ready_callbacks(unsigned cpu)
             while (!ready_[cpu].empty()) {
                 auto fn = std::move(ready_[cpu].front());
                 ready_[cpu].pop_front();
-                eng_.current().mode = task_mode::kernel;
+                eng_.set_mode(task_mode::kernel);
                 if (auto* o = eng_.observer())
                     o->rcu_callback(true, eng_.now());
                 fn();

@@ -135,7 +135,7 @@ run_result simulate(const run_options& opt, const sim_options& sopt)
     r.pivots_completed = p.pivots_completed;
     r.pivot_pending_at_end = p.pending;
     r.pending_ms_at_end = p.pending ? static_cast<double>(eng.now() - p.pending_since) / 1e6 : 0;
-    r.longest_pivot_ms = static_cast<double>(p.longest_pending_ns) / 1e6;
+    r.longest_pivot_ms = static_cast<double>(p.longest_pending) / 1e6;
     r.longest_pivot_gps = p.longest_pending_gps;
     r.grace_periods = proc.rcu().completed();
     const auto& d = proc.rcu().gp_durations();

@@ -4,46 +4,44 @@
 
 namespace futexsim::sim {
 
-// struct mutex: an owner word taken by cmpxchg; contenders sleep on a FIFO
-// wait list and are handed the lock on unlock.
+// struct mutex (sim/kernel/mutex.h): the owner word is taken by a cmpxchg
+// and handed over by a store, each a cache-line access.
 void sim_env::mutex_lock(mutex_t& m)
 {
-    might_sleep("mutex_lock()");
     task& self = eng_.current();
     const long me = static_cast<long>(self.id) + 1;
-    long expected = 0;
-    if (atomic_try_cmpxchg(m.owner, expected, me))
-        return;
-    m.waiters.push_back(self.id);
-    while (m.owner.v != me)
-        eng_.block();
+    kernel::mutex_lock(
+        m, &self,
+        [&] {
+            long expected = 0;
+            return atomic_try_cmpxchg(m.owner, expected, me);
+        },
+        [&] { return m.owner.v == me; }, [this] { eng_.block(); });
 }
 
 void sim_env::mutex_unlock(mutex_t& m)
 {
-    if (m.waiters.empty()) {
-        atomic_set(m.owner, 0L);
-        return;
-    }
-    const std::uint32_t next = m.waiters.front();
-    m.waiters.pop_front();
-    atomic_set(m.owner, static_cast<long>(next) + 1);  // hand-off
-    eng_.wake(eng_.task_by_id(next), eng_.now());
+    kernel::mutex_unlock(
+        m,
+        [&](kernel::task_struct* next) {
+            atomic_set(m.owner, next ? static_cast<long>(static_cast<task*>(next)->id) + 1 : 0L);
+        },
+        [this](kernel::task_struct& next) { eng_.wake(static_cast<task&>(next), eng_.now()); });
 }
 
 // A test-and-set spinlock: the waiter spins on its cached copy until the
 // holder's release writes the line, then retries the RMW.
 void sim_env::spin_lock(spinlock_t& l)
 {
-    ++eng_.current().preempt_count;
+    ++kernel_task().preempt_count;
     for (;;) {
         int e = 0;
         if (atomic_try_cmpxchg(l.locked, e, 1))
             return;
         cache_line& line = *l.locked.line;
-        eng_.spin_prepare(line);
+        cache_.spin_prepare(line);
         if (atomic_read(l.locked) == 0) {
-            eng_.spin_cancel(line);
+            cache_.spin_cancel(line);
             continue;
         }
         eng_.spin_wait();
@@ -53,7 +51,7 @@ void sim_env::spin_lock(spinlock_t& l)
 void sim_env::spin_unlock(spinlock_t& l)
 {
     atomic_set(l.locked, 0);
-    --eng_.current().preempt_count;
+    --kernel_task().preempt_count;
 }
 
 std::uint64_t sim_env::alloc_user_word(std::uint32_t initial)
@@ -71,44 +69,22 @@ sim_env::word<std::uint32_t>* sim_env::user_word(std::uint64_t uaddr)
     return i < user_memory_.size() ? &user_memory_[i].w : nullptr;
 }
 
-// x86 arch_futex_atomic_op_inuser(): a locked RMW on the word (xchg, xadd, or
-// a cmpxchg loop for the bit operations), old value out.
+// x86 arch_futex_atomic_op_inuser(): one locked RMW on the word (xchg, xadd,
+// or a cmpxchg loop for the bit operations), old value out.
 int sim_env::arch_futex_atomic_op_inuser(int op, int oparg, int* oval, std::uint64_t uaddr)
 {
     word<std::uint32_t>* w = user_word(uaddr);
     if (!w)
         return -model::EFAULT_;
-    const auto arg = static_cast<std::uint32_t>(oparg);
     std::uint32_t old = 0;
     int ret = 0;
     access(*w, true, [&](word<std::uint32_t>& x) {
         old = x.v;
-        switch (static_cast<unsigned>(op)) {
-        case model::FUTEX_OP_SET: x.v = arg; break;
-        case model::FUTEX_OP_ADD: x.v = old + arg; break;
-        case model::FUTEX_OP_OR: x.v = old | arg; break;
-        case model::FUTEX_OP_ANDN: x.v = old & ~arg; break;
-        case model::FUTEX_OP_XOR: x.v = old ^ arg; break;
-        default: ret = -model::ENOSYS_; break;
-        }
+        ret = model::futex_atomic_op_inuser_local(op, static_cast<std::uint32_t>(oparg), old, &x.v);
         return 0;
     });
     *oval = static_cast<int>(old);
     return ret;
-}
-
-void sim_env::wake_up_var(const void* var)
-{
-    auto it = var_waiters_.find(var);
-    if (it == var_waiters_.end())
-        return;
-    std::vector<std::uint32_t> waiters = std::move(it->second);
-    var_waiters_.erase(it);
-    for (std::uint32_t id : waiters) {
-        task& t = eng_.task_by_id(id);
-        t.var_woken = true;
-        eng_.wake(t, eng_.now());
-    }
 }
 
 }  // namespace futexsim::sim

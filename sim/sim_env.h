@@ -1,6 +1,8 @@
 // The model's environment on the simulator: every shared-word access is a
 // cache-line access (a local hit, or a queued transfer), per-CPU counters
-// are local, RCU is rcu_sim, sleeping is the engine's block()/wake().
+// are local, RCU is rcu_sim, sleeping is the engine's block()/wake(), and
+// waiting on a var is the kernel runtime's (sim/kernel/wait_var.h), the one
+// the explorer runs too.
 #pragma once
 
 #include <cstdint>
@@ -16,6 +18,8 @@
 #include "model/futex.h"
 #include "sim/cache.h"
 #include "sim/engine.h"
+#include "sim/kernel/mutex.h"
+#include "sim/kernel/wait_var.h"
 #include "sim/rcu.h"
 
 namespace futexsim::sim {
@@ -30,10 +34,8 @@ public:
     struct percpu_uint {
         std::vector<unsigned> v;
     };
-    struct mutex_t {
-        word<long> owner;  // task id + 1, 0 when free
-        std::deque<std::uint32_t> waiters;
-    };
+    // The owner word holds the task id + 1, 0 when free (sim/kernel/mutex.h).
+    using mutex_t = kernel::mutex<word<long>>;
     struct spinlock_t {
         word<int> locked;
     };
@@ -53,12 +55,12 @@ public:
     void preempt_disable()
     {
         if (eng_.in_task())
-            ++eng_.current().preempt_count;
+            ++kernel_task().preempt_count;
     }
     void preempt_enable()
     {
         if (eng_.in_task())
-            --eng_.current().preempt_count;
+            --kernel_task().preempt_count;
     }
 
     // --- shared words -------------------------------------------------------
@@ -172,12 +174,12 @@ public:
     void rcu_read_lock()
     {
         if (eng_.in_task())
-            ++eng_.current().rcu_nesting;
+            ++kernel_task().rcu_nesting;
     }
     void rcu_read_unlock()
     {
         if (eng_.in_task())
-            --eng_.current().rcu_nesting;
+            --kernel_task().rcu_nesting;
     }
     unsigned long get_state_synchronize_rcu() const { return rcu_.get_state(); }
     bool poll_state_synchronize_rcu(unsigned long cookie) const { return rcu_.poll_state(cookie); }
@@ -190,7 +192,7 @@ public:
     // it has run.
     void synchronize_rcu()
     {
-        might_sleep("synchronize_rcu()");
+        kernel::might_sleep(current_or_null(), "synchronize_rcu()");
         task& self = eng_.current();
         bool done = false;
         rcu_.call_rcu(eng_.cpu(), [this, &self, &done] {
@@ -234,16 +236,23 @@ public:
     template <class Cond>
     void wait_var_event(const void* var, Cond cond)
     {
-        wait_var(var, cond, false);
+        var_waits_.wait(&kernel_task(), var, cond, false, [this] { eng_.block(); },
+                        [this](const char* call) { warn_might_sleep(call); });
     }
     // The open-coded wait_woken() loop on a var's wait queue: the condition
     // runs in TASK_RUNNING (model/env.h).
     template <class Cond>
     void wait_var_woken(const void* var, Cond cond)
     {
-        wait_var(var, cond, true);
+        var_waits_.wait(&kernel_task(), var, cond, true, [this] { eng_.block(); },
+                        [this](const char* call) { warn_might_sleep(call); });
     }
-    void wake_up_var(const void* var);
+    void wake_up_var(const void* var)
+    {
+        var_waits_.wake_up(var, [this](kernel::task_struct& t) {
+            eng_.wake(static_cast<task&>(t), eng_.now());
+        });
+    }
     // Wake the task a futex_q belongs to (wake_up_q()).
     void wake_up_task(void* t) { eng_.wake(*static_cast<task*>(t), eng_.now()); }
 
@@ -285,53 +294,9 @@ public:
     cache_model& cache() { return cache_; }
 
 private:
-    // Both waits. prepare_to_wait() / add_wait_queue() before the check, so
-    // a wake in between is kept. A condition that sleeps (a mutex) needs
-    // more: the nested sleep consumes the task's wake-up, so wake_up_var()
-    // also marks the waiter (`var_woken`, the WQ_FLAG_WOKEN of
-    // woken_wake_bit_function()), and after a nested sleep wait_var_event()
-    // goes round again without sleeping, as the kernel's does (the nested
-    // sleep left the task TASK_RUNNING, so its schedule() returns at once).
-    //
-    // might_sleep(): wait_var_event() checks its condition once in
-    // TASK_RUNNING and, when that fails, again after prepare_to_wait(); here
-    // one evaluation stands for both, so a blocking call in it is reported
-    // unless it is the first evaluation and it succeeded.
-    template <class Cond>
-    void wait_var(const void* var, Cond cond, bool woken_form)
-    {
-        task& self = eng_.current();
-        for (bool first = true;; first = false) {
-            var_waiters_[var].push_back(self.id);
-            self.var_woken = false;
-            const std::uint64_t blocks_before = self.blocks;
-            const char* outer_call = self.blocking_call;
-            self.blocking_call = nullptr;
-            self.in_wait_cond += woken_form ? 0 : 1;
-            const bool ok = cond();
-            self.in_wait_cond -= woken_form ? 0 : 1;
-            const char* call = self.blocking_call;
-            self.blocking_call = outer_call;
-            if (call && !(first && ok))
-                warn_might_sleep(call);
-            if (ok) {
-                std::erase(var_waiters_[var], self.id);
-                self.wake_pending = false;
-                return;
-            }
-            if (self.blocks != blocks_before && (!woken_form || self.var_woken)) {
-                std::erase(var_waiters_[var], self.id);
-                continue;
-            }
-            eng_.block();
-        }
-    }
-    // might_sleep(): note a blocking call made in a wait_var_event() condition.
-    void might_sleep(const char* call)
-    {
-        if (eng_.in_task() && eng_.current().in_wait_cond > 0 && !eng_.current().blocking_call)
-            eng_.current().blocking_call = call;
-    }
+    // The running task's part the kernel runtime keeps (sim/kernel/task.h).
+    kernel::task_struct& kernel_task() { return eng_.current(); }
+    kernel::task_struct* current_or_null() { return eng_.in_task() ? &kernel_task() : nullptr; }
     // Reported once a run, as the kernel's WARN_ONCE does.
     void warn_might_sleep(const char* call)
     {
@@ -394,7 +359,7 @@ private:
     engine& eng_;
     cache_model& cache_;
     rcu_sim& rcu_;
-    std::unordered_map<const void*, std::vector<std::uint32_t>> var_waiters_;
+    kernel::var_waitqueues var_waits_;
     std::unordered_map<std::uint64_t, std::function<void()>> pending_frees_;
     struct alignas(64) user_line {
         word<std::uint32_t> w;

@@ -7,6 +7,10 @@
 // futex_wait() calls the on_futex_sleep() hook, which plays the other
 // threads (wake it, requeue it, start more waiters, pivot the hash) and
 // returns; the sleep then ends as the hook left it.
+//
+// RCU's grace-period sequence and callback lists are the kernel runtime's
+// (sim/kernel/rcu_gp.h), the ones the simulator and the explorer run; here
+// the caller is their clock (end_grace_period()).
 #pragma once
 
 #include <cstdint>
@@ -20,6 +24,7 @@
 
 #include "model/atomic.h"
 #include "model/futex.h"
+#include "sim/kernel/rcu_gp.h"
 
 namespace futexsim::sim {
 
@@ -49,7 +54,11 @@ public:
         : possible_cpus_(possible_cpus), online_cpus_(possible_cpus), nodes_(possible_nodes)
     {
     }
-    ~step_env() { drain_frees(); }
+    ~step_env()
+    {
+        for (auto& free : gp_.take_frees())
+            free();
+    }
     step_env(const step_env&) = delete;
     step_env& operator=(const step_env&) = delete;
 
@@ -101,8 +110,8 @@ public:
     // and free what kvfree_rcu() queued before it.
     void end_grace_period();
     // Callbacks queued and not yet run.
-    std::size_t pending_callbacks() const { return callbacks_.size(); }
-    unsigned long completed_grace_periods() const { return completed_; }
+    std::size_t pending_callbacks() const { return gp_.callbacks_waiting(); }
+    unsigned long completed_grace_periods() const { return gp_.completed(); }
 
     // Every tracepoint the model emitted, in order.
     const std::vector<model::trace_point>& trace_log() const { return trace_; }
@@ -196,13 +205,15 @@ public:
 
     void rcu_read_lock() { ++rcu_nesting_; }
     void rcu_read_unlock() { --rcu_nesting_; }
-    // A cookie is the number of grace periods that must have completed.
-    unsigned long get_state_synchronize_rcu() const { return completed_ + 1; }
-    bool poll_state_synchronize_rcu(unsigned long cookie) const { return completed_ >= cookie; }
+    // A cookie is the number of grace periods that must have completed (no
+    // grace period is ever in progress here: the next one is the one that
+    // counts).
+    unsigned long get_state_synchronize_rcu() const { return gp_.get_state(); }
+    bool poll_state_synchronize_rcu(unsigned long cookie) const { return gp_.poll_state(cookie); }
     void call_rcu_hurry(model::rcu_head* head, void (*func)(model::rcu_head*))
     {
         head->func = func;
-        callbacks_.push_back({head, completed_ + 1});
+        gp_.call_rcu(cpu_, [head] { head->func(head); });
     }
 
     void mutex_lock(mutex_t& m)
@@ -265,7 +276,7 @@ public:
         if (rcu_nesting_ != 0)
             throw step_deadlock("step_env: synchronize_rcu() inside an RCU read-side section");
         ++synchronize_rcu_calls_;
-        const unsigned long cookie = completed_ + 1;
+        const unsigned long cookie = gp_.get_state();
         wait_var_event(this, [this, cookie] { return poll_state_synchronize_rcu(cookie); });
     }
     void wake_up_var(const void* /*var*/) { ++wake_ups_; }
@@ -281,34 +292,17 @@ public:
         *out = it->second;
         return 0;
     }
-    // x86's arch_futex_atomic_op_inuser(): the word, then the op.
+    // arch_futex_atomic_op_inuser(): the word, then the op (model/futex.h).
     int arch_futex_atomic_op_inuser(int op, int oparg, int* oval, std::uint64_t uaddr)
     {
         const auto it = user_memory.find(uaddr);
         if (it == user_memory.end())
             return -model::EFAULT_;
         const std::uint32_t old = it->second;
-        const auto arg = static_cast<std::uint32_t>(oparg);
         std::uint32_t next = 0;
-        switch (static_cast<unsigned>(op)) {
-        case model::FUTEX_OP_SET:
-            next = arg;
-            break;
-        case model::FUTEX_OP_ADD:
-            next = old + arg;
-            break;
-        case model::FUTEX_OP_OR:
-            next = old | arg;
-            break;
-        case model::FUTEX_OP_ANDN:
-            next = old & ~arg;
-            break;
-        case model::FUTEX_OP_XOR:
-            next = old ^ arg;
-            break;
-        default:
-            return -model::ENOSYS_;
-        }
+        const auto arg = static_cast<std::uint32_t>(oparg);
+        if (const int ret = model::futex_atomic_op_inuser_local(op, arg, old, &next))
+            return ret;
         it->second = next;
         *oval = static_cast<int>(old);
         return 0;
@@ -347,7 +341,7 @@ public:
     template <class T>
     void kvfree_rcu(T* p)
     {
-        frees_.push_back({[p] { delete p; }, completed_ + 1});
+        gp_.defer_free([p] { delete p; });
     }
 
     void warn(const char* what) { warnings_.emplace_back(what); }
@@ -359,21 +353,6 @@ public:
     }
 
 private:
-    struct callback {
-        model::rcu_head* head;
-        unsigned long after;  // runs once this many grace periods completed
-    };
-    struct deferred_free {
-        std::function<void()> free;
-        unsigned long after;
-    };
-    void drain_frees()
-    {
-        for (auto& f : frees_)
-            f.free();
-        frees_.clear();
-    }
-
     unsigned possible_cpus_;
     unsigned online_cpus_;
     unsigned nodes_;
@@ -381,15 +360,13 @@ private:
     unsigned nr_threads_ = 1;
     int preempt_count_ = 0;
     int rcu_nesting_ = 0;
-    unsigned long completed_ = 0;
+    kernel::rcu_gp gp_;
     unsigned wake_ups_ = 0;
     unsigned long spin_locks_ = 0;
     unsigned long shared_writes_ = 0;
     unsigned long blocks_ = 0;
     unsigned long synchronize_rcu_calls_ = 0;
     std::vector<const void*> blocked_on_;
-    std::vector<callback> callbacks_;
-    std::vector<deferred_free> frees_;
     std::vector<model::trace_point> trace_;
     std::vector<std::string> warnings_;
     int in_wait_cond_ = 0;        // evaluating a wait_var_event() condition
@@ -408,24 +385,13 @@ inline void step_env::end_grace_period()
 {
     if (rcu_nesting_ != 0)
         throw step_deadlock("step_env: grace period ended inside an RCU read-side section");
-    ++completed_;
-    // Run what was due; callbacks queued by these callbacks wait for the next.
-    std::vector<callback> due;
-    std::vector<callback> later;
-    for (const auto& cb : callbacks_)
-        (cb.after <= completed_ ? due : later).push_back(cb);
-    callbacks_ = std::move(later);
-    for (const auto& cb : due)
-        cb.head->func(cb.head);
-
-    std::vector<deferred_free> keep;
-    for (auto& f : frees_) {
-        if (f.after <= completed_)
-            f.free();
-        else
-            keep.push_back(std::move(f));
-    }
-    frees_ = std::move(keep);
+    // Run what was due, then free; callbacks queued by these callbacks wait
+    // for the next grace period.
+    kernel::rcu_gp::ended done = gp_.end_gp();
+    for (auto& cb : done.callbacks)
+        cb.fn();
+    for (auto& free : done.frees)
+        free();
 }
 
 }  // namespace futexsim::sim

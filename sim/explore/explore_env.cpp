@@ -59,9 +59,8 @@ explore_env::explore_env(const config& c) : cfg_(c), strategy_(c.strategy)
 explore_env::~explore_env()
 {
     shutdown();
-    for (auto& f : rcu_frees_)
-        f.free();
-    rcu_frees_.clear();
+    for (auto& free : gp_.take_frees())
+        free();
     for (auto& d : deleters_)
         d();
 }
@@ -257,11 +256,8 @@ bool explore_env::block(const char* in, const void* on)
     if (!in_task() || tearing_down_)
         return false;
     xtask& self = current();
-    ++self.blocks;
-    if (self.wake_pending) {
-        self.wake_pending = false;
+    if (!self.sleep_begins())
         return true;
-    }
     self.state = tstate::blocked;
     self.blocked_in = in;
     self.blocked_on = on;
@@ -279,7 +275,7 @@ void explore_env::wake(xtask& t)
         t.state = tstate::runnable;
         return;
     }
-    t.wake_pending = true;
+    t.wake_running();
 }
 
 void explore_env::leave_section(xtask& t)
@@ -355,26 +351,20 @@ void explore_env::per_cpu_write(percpu_uint& p, unsigned cpu, unsigned v, loc l)
 void explore_env::call_rcu_hurry(model::rcu_head* head, void (*func)(model::rcu_head*))
 {
     head->func = func;
-    callbacks_.push_back({head, get_state_synchronize_rcu(), in_task() ? current().cpu : 0});
+    gp_.call_rcu(in_task() ? current().cpu : 0, [head] { head->func(head); });
     note("call_rcu");
 }
 
 void explore_env::synchronize_rcu(loc l)
 {
-    might_sleep("synchronize_rcu()");
+    kernel::might_sleep(in_task() ? &current() : nullptr, "synchronize_rcu()");
     point(op_kind::sync_rcu, nullptr, l);
     xtask& self = current();
     self.rcu_cookie = get_state_synchronize_rcu();
-    while (completed_ < self.rcu_cookie)
+    while (gp_.completed() < self.rcu_cookie)
         block("synchronize_rcu", this);
     self.rcu_cookie = 0;
     done(0, 0);
-}
-
-void explore_env::might_sleep(const char* call)
-{
-    if (in_task() && current().in_wait_cond > 0 && !current().blocking_call)
-        current().blocking_call = call;
 }
 
 void explore_env::warn_might_sleep(const char* call)
@@ -384,31 +374,30 @@ void explore_env::warn_might_sleep(const char* call)
     warn(what.c_str());
 }
 
+// struct mutex (sim/kernel/mutex.h): taking it and handing it over are the
+// step; a contender's sleep is a block of its own.
 void explore_env::mutex_lock(mutex_t& m, loc l)
 {
-    might_sleep("mutex_lock()");
+    kernel::task_struct* self = in_task() ? &current() : nullptr;
     point(op_kind::mutex_lock, &m, l);
-    const int me = current_;
-    if (m.owner < 0 || tearing_down_) {
-        m.owner = me;
-    } else {
-        m.waiters.push_back(me);
-        while (m.owner != me)
-            block("mutex_lock", &m);
-    }
+    kernel::mutex_lock(
+        m, self,
+        [&] {
+            if (m.owner && !tearing_down_)
+                return false;
+            m.owner = self;
+            return true;
+        },
+        [&] { return m.owner == self; }, [&] { block("mutex_lock", &m); });
     done(0, 1);
 }
 
 void explore_env::mutex_unlock(mutex_t& m, loc l)
 {
     point(op_kind::mutex_unlock, &m, l);
-    if (m.waiters.empty()) {
-        m.owner = -1;
-    } else {
-        m.owner = m.waiters.front();  // hand-off
-        m.waiters.erase(m.waiters.begin());
-        wake(*tasks_[static_cast<std::size_t>(m.owner)]);
-    }
+    kernel::mutex_unlock(
+        m, [&](kernel::task_struct* next) { m.owner = next; },
+        [this](kernel::task_struct& next) { wake(static_cast<xtask&>(next)); });
     done(1, 0);
 }
 
@@ -446,15 +435,7 @@ void explore_env::spin_unlock(spinlock_t& s, loc l)
 
 void explore_env::wake_up_var(const void* var)
 {
-    auto it = var_waiters_.find(var);
-    if (it == var_waiters_.end())
-        return;
-    std::vector<int> waiters = std::move(it->second);
-    var_waiters_.erase(it);
-    for (int id : waiters) {
-        tasks_[static_cast<std::size_t>(id)]->var_woken = true;
-        wake(*tasks_[static_cast<std::size_t>(id)]);
-    }
+    var_waits_.wake_up(var, [this](kernel::task_struct& t) { wake(static_cast<xtask&>(t)); });
 }
 
 void explore_env::wake_up_task(void* t)
@@ -484,16 +465,8 @@ int explore_env::arch_futex_atomic_op_inuser(int op, int oparg, int* oval, std::
         return -model::EFAULT_;
     point(op_kind::add_return, &it->second, l);
     const std::uint32_t old = it->second.v;
-    const auto arg = static_cast<std::uint32_t>(oparg);
-    int ret = 0;
-    switch (static_cast<unsigned>(op)) {
-    case model::FUTEX_OP_SET: it->second.v = arg; break;
-    case model::FUTEX_OP_ADD: it->second.v = old + arg; break;
-    case model::FUTEX_OP_OR: it->second.v = old | arg; break;
-    case model::FUTEX_OP_ANDN: it->second.v = old & ~arg; break;
-    case model::FUTEX_OP_XOR: it->second.v = old ^ arg; break;
-    default: ret = -model::ENOSYS_; break;
-    }
+    const int ret = model::futex_atomic_op_inuser_local(op, static_cast<std::uint32_t>(oparg), old,
+                                                        &it->second.v);
     *oval = static_cast<int>(old);
     done(old, it->second.v);
     return ret;
@@ -532,17 +505,17 @@ std::vector<int> explore_env::candidates() const
 
 bool explore_env::rcu_work_pending() const
 {
-    if (!callbacks_.empty() || !rcu_frees_.empty())
+    if (gp_.callbacks_waiting() || gp_.frees_waiting())
         return true;
     for (const auto& t : tasks_)
-        if (t->rcu_cookie > completed_)
+        if (t->rcu_cookie > gp_.completed())
             return true;
     return false;
 }
 
 void explore_env::start_gp()
 {
-    gp_active_ = true;
+    gp_.start_gp();
     gp_started_ = step_;
     // gp_steps steps for each thread, so that a grace period gives every
     // thread about as much progress whether there are 2 or 16 of them.
@@ -558,24 +531,15 @@ void explore_env::start_gp()
 
 void explore_env::end_gp()
 {
-    gp_active_ = false;
-    ++completed_;
-    std::vector<rcu_cb> later;
-    for (const rcu_cb& cb : callbacks_)
-        (cb.after <= completed_ ? due_ : later).push_back(cb);
-    callbacks_ = std::move(later);
+    kernel::rcu_gp::ended done = gp_.end_gp();
+    for (auto& cb : done.callbacks)
+        due_.push_back(std::move(cb));
     if (!due_.empty())
         wake(*tasks_[static_cast<std::size_t>(rcu_task_)]);
-    std::vector<rcu_free> keep;
-    for (auto& f : rcu_frees_) {
-        if (f.after <= completed_)
-            f.free();
-        else
-            keep.push_back(std::move(f));
-    }
-    rcu_frees_ = std::move(keep);
+    for (auto& free : done.frees)  // kvfree_rcu(): no callback task here
+        free();
     for (auto& t : tasks_)
-        if (t->rcu_cookie && t->rcu_cookie <= completed_)
+        if (t->rcu_cookie && t->rcu_cookie <= gp_.completed())
             wake(*t);
 }
 
@@ -588,7 +552,7 @@ bool explore_env::advance_time()
             t->timed_out = true;
             wake(*t);
         }
-    if (gp_active_) {
+    if (gp_.gp_active()) {
         std::erase_if(gp_readers_, [this](const auto& r) {
             const xtask& t = *tasks_[static_cast<std::size_t>(r.first)];
             return t.section_gen != r.second || !t.in_section();
@@ -601,7 +565,7 @@ bool explore_env::advance_time()
     }
     // Grace periods keep coming while anything runs, as on a live system
     // (other CPUs, other processes): a stalled pivot is measured against them.
-    if (!gp_active_)
+    if (!gp_.gp_active())
         start_gp();
     return true;
 }
@@ -612,7 +576,7 @@ void explore_env::rcu_task_body()
     for (;;) {
         while (due_.empty())
             block("idle", this);
-        const rcu_cb cb = due_.front();
+        const kernel::rcu_gp::ready_callback cb = std::move(due_.front());
         due_.erase(due_.begin());
         // Move to the callback's CPU first, as a step of its own: the
         // softirq then starts only when no task there is in a section.
@@ -620,7 +584,7 @@ void explore_env::rcu_task_body()
         user_step("softirq on cpu" + std::to_string(cb.cpu));
         ++self.preempt_count;  // softirq: not preemptible
         note("rcu callback");
-        cb.head->func(cb.head);
+        cb.fn();
         --self.preempt_count;
         leave_section(self);
     }
@@ -650,7 +614,7 @@ void explore_env::run()
             for (const auto& t : tasks_)
                 if (t->state == tstate::blocked && t->wake_at >= 0 && (next < 0 || t->wake_at < next))
                     next = t->wake_at;
-            if (gp_active_ && gp_readers_.empty() && rcu_work_pending()) {
+            if (gp_.gp_active() && gp_readers_.empty() && rcu_work_pending()) {
                 const auto gp_end = static_cast<std::int64_t>(gp_started_ + gp_length_);
                 if (next < 0 || gp_end < next)
                     next = gp_end;

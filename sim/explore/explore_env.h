@@ -11,7 +11,10 @@
 // least `gp_steps` steps per live thread and until every task that was in a read-side
 // section (rcu_read_lock or preempt_disable, as in a non-preemptible
 // kernel) when it began has left it. RCU callbacks then run on the "rcu"
-// kernel task, one model step at a time like any other task.
+// kernel task, one model step at a time like any other task. The
+// grace-period sequence, the callback lists and wait_var_event() are the
+// kernel runtime's (sim/kernel/), the same the timed simulator runs; this
+// environment is their clock in steps.
 //
 // A task never shares its CPU while it is inside a non-preemptible section:
 // another task on that CPU is not a candidate until it leaves.
@@ -41,6 +44,10 @@
 #include "model/atomic.h"
 #include "model/env.h"
 #include "model/futex.h"
+#include "sim/kernel/mutex.h"
+#include "sim/kernel/rcu_gp.h"
+#include "sim/kernel/task.h"
+#include "sim/kernel/wait_var.h"
 #include "sim/schedule.h"
 
 namespace futexsim::sim::explore {
@@ -76,16 +83,16 @@ public:
     struct percpu_uint {
         std::vector<unsigned> v;
     };
-    struct mutex_t {
-        int owner = -1;
-        std::vector<int> waiters;
-    };
+    // The owner is the holding task, nullptr when free (sim/kernel/mutex.h).
+    using mutex_t = kernel::mutex<kernel::task_struct*>;
     struct spinlock_t {
         int owner = -1;
     };
 
     enum class tstate : std::uint8_t { runnable, blocked, exited };
-    struct xtask {
+    // A task: the kernel runtime's per-task state (sim/kernel/task.h) and
+    // what the explorer schedules.
+    struct xtask : kernel::task_struct {
         int id = 0;
         std::string name;
         unsigned cpu = 0;
@@ -93,14 +100,6 @@ public:
         tstate state = tstate::runnable;
         const char* blocked_in = "";   // what it sleeps in, for the deadlock report
         const void* blocked_on = nullptr;
-        int rcu_nesting = 0;
-        int preempt_count = 0;
-        bool wake_pending = false;
-        bool timed_out = false;
-        std::uint64_t blocks = 0;       // block() calls so far: did a wait condition sleep?
-        bool var_woken = false;         // a wake_up_var() since the last wait_var*() check began
-        int in_wait_cond = 0;           // evaluating a wait_var_event() condition (!TASK_RUNNING)
-        const char* blocking_call = nullptr;  // the first blocking call of that evaluation
         std::int64_t wake_at = -1;      // a timeout or a nanosleep
         std::uint64_t rcu_cookie = 0;   // synchronize_rcu(): sleeps until completed >= cookie
         const void* futex_q = nullptr;  // while asleep in futex_sleep()
@@ -112,8 +111,6 @@ public:
         std::function<void()> body;
         boost::context::fiber fib;
         void* stack_base = nullptr;  // its pooled stack (sim/explore/explore_env.cpp)
-
-        bool in_section() const { return rcu_nesting > 0 || preempt_count > 0; }
     };
 
     struct config {
@@ -137,8 +134,8 @@ public:
     // stops the run, or max_steps.
     void run();
     std::uint64_t step() const { return step_; }
-    unsigned long completed_gps() const { return completed_; }
-    bool gp_in_progress() const { return gp_active_; }
+    unsigned long completed_gps() const { return gp_.completed(); }
+    bool gp_in_progress() const { return gp_.gp_active(); }
     bool rcu_work_pending() const;
     const std::vector<std::unique_ptr<xtask>>& tasks() const { return tasks_; }
     xtask& current() { return *tasks_[static_cast<std::size_t>(current_)]; }
@@ -266,8 +263,8 @@ public:
 
     void rcu_read_lock();
     void rcu_read_unlock();
-    unsigned long get_state_synchronize_rcu() const { return completed_ + (gp_active_ ? 2 : 1); }
-    bool poll_state_synchronize_rcu(unsigned long cookie) const { return completed_ >= cookie; }
+    unsigned long get_state_synchronize_rcu() const { return gp_.get_state(); }
+    bool poll_state_synchronize_rcu(unsigned long cookie) const { return gp_.poll_state(cookie); }
     void call_rcu_hurry(model::rcu_head* head, void (*func)(model::rcu_head*));
     void synchronize_rcu(loc l = loc::current());
 
@@ -323,7 +320,7 @@ public:
     template <class T>
     void kvfree_rcu(T* p)
     {
-        rcu_frees_.push_back({[this, p] { quarantine(p); }, get_state_synchronize_rcu()});
+        gp_.defer_free([this, p] { quarantine(p); });
     }
 
     void warn(const char* what);
@@ -341,57 +338,18 @@ public:
     void yield_point(op_event ev);
 
 private:
-    // Both waits. prepare_to_wait() / add_wait_queue() before the check, so
-    // a wake in between is kept. A condition that sleeps (a mutex) needs
-    // more: the nested sleep consumes the task's wake-up, so wake_up_var()
-    // also marks the waiter (`var_woken`, the WQ_FLAG_WOKEN of
-    // woken_wake_bit_function()), and after a nested sleep wait_var_event()
-    // goes round again without sleeping, as the kernel's does (the nested
-    // sleep left the task TASK_RUNNING, so its schedule() returns at once).
-    //
-    // might_sleep(): wait_var_event() checks its condition once in
-    // TASK_RUNNING and, when that fails, again after prepare_to_wait(); here
-    // one evaluation stands for both, so a blocking call in it is reported
-    // unless it is the first evaluation and it succeeded.
+    // Both waits (sim/kernel/wait_var.h); the sleep is a step of its own.
     template <class Cond>
     void wait_var(const void* var, Cond cond, bool woken_form, loc l)
     {
-        for (bool first = true;; first = false) {
-            var_waiters_[var].push_back(current_);
-            std::uint64_t blocks_before = 0;
-            const char* outer_call = nullptr;
-            if (in_task()) {
-                current().var_woken = false;
-                blocks_before = current().blocks;
-                outer_call = current().blocking_call;
-                current().blocking_call = nullptr;
-                current().in_wait_cond += woken_form ? 0 : 1;
-            }
-            const bool ok = cond();
-            if (in_task()) {
-                current().in_wait_cond -= woken_form ? 0 : 1;
-                const char* call = current().blocking_call;
-                current().blocking_call = outer_call;
-                if (call && !(first && ok))
-                    warn_might_sleep(call);
-            }
-            if (ok) {
-                std::erase(var_waiters_[var], current_);
-                if (in_task())
-                    current().wake_pending = false;
-                return;
-            }
-            if (in_task() && current().blocks != blocks_before && (!woken_form || current().var_woken)) {
-                std::erase(var_waiters_[var], current_);
-                continue;
-            }
-            point(op_kind::wait_var, var, l);
-            block(woken_form ? "wait_woken" : "wait_var_event", var);
-            done(0, 0);
-        }
+        var_waits_.wait(in_task() ? &current() : nullptr, var, cond, woken_form,
+                        [&] {
+                            point(op_kind::wait_var, var, l);
+                            block(woken_form ? "wait_woken" : "wait_var_event", var);
+                            done(0, 0);
+                        },
+                        [this](const char* call) { warn_might_sleep(call); });
     }
-    // might_sleep(): note a blocking call made in a wait_var_event() condition.
-    void might_sleep(const char* call);
     void warn_might_sleep(const char* call);
 
     template <class T>
@@ -422,15 +380,6 @@ private:
     void run_rcu_callbacks();
     void switch_to(xtask& t);
 
-    struct rcu_cb {
-        model::rcu_head* head;
-        unsigned long after;  // runs once completed_ >= after
-        unsigned cpu;
-    };
-    struct rcu_free {
-        std::function<void()> free;
-        unsigned long after;
-    };
     struct range {
         const char* lo;
         const char* hi;
@@ -448,17 +397,14 @@ private:
     std::exception_ptr task_error_;
 
     // RCU
-    unsigned long completed_ = 0;
-    bool gp_active_ = false;
+    kernel::rcu_gp gp_;
     std::uint64_t gp_started_ = 0;
     std::uint64_t gp_length_ = 0;
     std::vector<std::pair<int, std::uint64_t>> gp_readers_;  // (task, section_gen) in a section when the GP began
-    std::vector<rcu_cb> callbacks_;
-    std::vector<rcu_cb> due_;  // for the rcu task
-    std::vector<rcu_free> rcu_frees_;
+    std::vector<kernel::rcu_gp::ready_callback> due_;  // for the rcu task
     int rcu_task_ = -1;
 
-    std::unordered_map<const void*, std::vector<int>> var_waiters_;
+    kernel::var_waitqueues var_waits_;
     std::unordered_map<const void*, std::vector<int>> spinners_;
     std::vector<range> freed_;
     std::vector<std::function<void()>> deleters_;

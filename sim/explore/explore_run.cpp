@@ -7,9 +7,8 @@
 #include <set>
 
 #include "model/core.h"
-#include "model/fork.h"
-#include "model/requeue.h"
-#include "model/waitwake.h"
+#include "run/model_process.h"
+#include "run/pivot_stats.h"
 #include "sim/explore/explore_env.h"
 #include "sim/explore/invariants.h"
 #include "sim/trace_format.h"
@@ -25,12 +24,9 @@ std::uint64_t word_addr(unsigned w) { return word_base + 64ull * w; }
 class explored_process {
 public:
     explored_process(const run_config& cfg, const xcase& c, const trace_sink& trace)
-        : cfg_(cfg), case_(c), trace_(trace), env_(env_config(cfg)), inv_(env_, mm_, global_)
+        : cfg_(cfg), case_(c), trace_(trace), env_(env_config(cfg)), futex_(env_),
+          inv_(env_, mm_, futex_.global)
     {
-        model::futex_init(env_, global_);
-        mm_.env = &env_;
-        mm_.global = &global_;
-        model::futex_mm_init(&mm_);
         model::futex_set_pivot_policy(&mm_, *model::pivot_policy_id(cfg.policy));
         mm_.futex_kernel = cfg.kernel;
         for (unsigned w = 0; w < num_words; w++)
@@ -47,11 +43,8 @@ public:
         env_.on_trace = [this](const model::trace_point& tp) { on_trace(tp); };
         env_.on_step = [this](const explore_env::xtask& t, const op_event& ev) { on_step(t, ev); };
     }
-    ~explored_process()
-    {
-        env_.shutdown();
-        model::futex_hash_free(&mm_);
-    }
+    // The tasks are abandoned before futex_ frees the hash.
+    ~explored_process() { env_.shutdown(); }
 
     run_outcome run()
     {
@@ -63,14 +56,14 @@ public:
         env_.run();
         if (!env_.violation() && env_.step() < cfg_.max_steps && cfg_.check_sleepers)
             check_end();
-        if (!env_.violation() && pivot_pending_ && cfg_.check == liveness::bounded)
+        if (!env_.violation() && pivots_.pending && cfg_.check == liveness::bounded)
             check_bound(true);
         run_outcome out;
         out.violation = env_.violation();
         out.steps = env_.step();
         out.grace_periods = env_.completed_gps();
-        out.pivots_installed = pivots_installed_;
-        out.longest_pivot_gps = longest_pivot_gps_;
+        out.pivots_installed = pivots_.pivots_completed;
+        out.longest_pivot_gps = pivots_.longest_pending_gps;
         out.schedule = env_.strategy().recorded();
         out.warnings = env_.warnings();
         if (trace_) {
@@ -137,7 +130,7 @@ private:
         if (active_ == 0 && is_futex_op(op.kind)) {
             // The first futex operation after a quiet window: it owes the pivot.
             const unsigned long full = env_.completed_gps() - quiet_gp_base_;
-            if (cfg_.check == liveness::after_quiet && pivot_pending_ && pending_since_step_ <= quiet_since_ &&
+            if (cfg_.check == liveness::after_quiet && pivots_.pending && pivots_.pending_since <= static_cast<std::int64_t>(quiet_since_) &&
                 env_.completed_gps() >= quiet_gp_base_ && full >= 2 && owed_by_ < 0)
                 owed_by_ = env_.current().id, owed_quiet_gps_ = full;
         }
@@ -154,10 +147,10 @@ private:
         }
         if (owed_by_ == env_.current().id) {
             owed_by_ = -1;
-            if (pivot_pending_)
+            if (pivots_.pending)
                 env_.fail(fmt::format("liveness: a pivot pending since step {} is still pending after a quiet "
                                       "window of {} grace periods and the futex operation {} that followed it",
-                                      pending_since_step_, owed_quiet_gps_, format_op(op)));
+                                      pivots_.pending_since, owed_quiet_gps_, format_op(op)));
         }
     }
 
@@ -174,8 +167,7 @@ private:
             const std::uint32_t val = env_.user_memory[word_addr(op.a)].v + (op.kind == 'M' ? 1 : 0);
             env_.user_step(fmt::format("load word{} = {}", op.a, val));
             syscall_begin(op);
-            const int ret = model::futex_wait(&mm_, word_addr(op.a), val, op.kind == 'T' ? static_cast<long>(op.n) : -1,
-                                              model::FUTEX_BITSET_MATCH_ANY);
+            const int ret = futex_.futex_wait(word_addr(op.a), val, op.kind == 'T' ? static_cast<long>(op.n) : -1);
             syscall_end(op, ret);
             break;
         }
@@ -189,16 +181,14 @@ private:
             int want = 0;
             if (op.kind == 'K') {
                 want = static_cast<int>(op.n);
-                ret = model::futex_wake(&mm_, word_addr(op.a), want, model::FUTEX_BITSET_MATCH_ANY);
+                ret = futex_.futex_wake(word_addr(op.a), want);
             } else if (op.kind == 'O') {
                 want = 1;
-                ret = model::futex_wake_op(&mm_, word_addr(op.a), word_addr(op.b), 1, 1,
-                                           static_cast<int>(model::FUTEX_OP(model::FUTEX_OP_ADD, 1,
-                                                                            model::FUTEX_OP_CMP_GT, 0)));
+                ret = futex_.futex_wake_op(word_addr(op.a), word_addr(op.b), 1, 1,
+                                           model::FUTEX_OP(model::FUTEX_OP_ADD, 1, model::FUTEX_OP_CMP_GT, 0));
             } else {
                 want = 1 + static_cast<int>(op.n);
-                ret = model::futex_requeue(&mm_, word_addr(op.a), word_addr(op.b), 1, static_cast<int>(op.n),
-                                           nullptr);
+                ret = futex_.futex_requeue(word_addr(op.a), word_addr(op.b), 1, static_cast<int>(op.n));
             }
             check_wake_result(op, ret, want, before, woken);
             syscall_end(op, ret);
@@ -210,7 +200,7 @@ private:
             const unsigned long started_before = set_slots_started_++;
             const std::size_t installs_before = custom_installs_.size();
             ++set_slots_in_flight_;
-            const int ret = model::futex_hash_prctl(&mm_, model::PR_FUTEX_HASH_SET_SLOTS, op.n, 0);
+            const int ret = futex_.prctl_futex_hash(model::PR_FUTEX_HASH_SET_SLOTS, op.n);
             --set_slots_in_flight_;
             if (ret == 0)
                 check_set_slots(op.n, raced_at_start || set_slots_started_ != started_before + 1,
@@ -220,7 +210,7 @@ private:
         }
         case 'G': {
             syscall_begin(op);
-            const int ret = model::futex_hash_prctl(&mm_, model::PR_FUTEX_HASH_GET_SLOTS, 0, 0);
+            const int ret = futex_.prctl_futex_hash(model::PR_FUTEX_HASH_GET_SLOTS, 0);
             syscall_end(op, ret);
             break;
         }
@@ -229,7 +219,7 @@ private:
             while (next < started_.size() && started_[next])
                 ++next;
             syscall_begin(op);
-            const int ret = model::copy_process_futex(&mm_, CLONE_VM | CLONE_THREAD);
+            const int ret = futex_.copy_process_futex();
             if (next < started_.size()) {
                 env_.nr_threads++;
                 start_thread(next);
@@ -303,27 +293,18 @@ private:
     void on_trace(const model::trace_point& tp)
     {
         env_.note(describe(tp));
-        if (tp.kind == model::trace_kind::phash_new_park && !pivot_pending_) {
-            pivot_pending_ = true;
-            pending_since_step_ = env_.step();
-            pending_since_gp_ = env_.completed_gps();
-        } else if (tp.kind == model::trace_kind::pivot_install) {
-            ++pivots_installed_;
-            if (tp.value)  // custom
-                custom_installs_.push_back(tp.slots);
-            if (pivot_pending_)
-                longest_pivot_gps_ = std::max(longest_pivot_gps_, env_.completed_gps() - pending_since_gp_);
-            pivot_pending_ = false;
-        }
+        pivots_.fold(tp, static_cast<std::int64_t>(env_.step()), env_.completed_gps());
+        if (tp.kind == model::trace_kind::pivot_install && tp.value)  // custom
+            custom_installs_.push_back(tp.slots);
     }
 
     void check_bound(bool at_end)
     {
-        const unsigned long gps = env_.completed_gps() - pending_since_gp_;
+        const unsigned long gps = env_.completed_gps() - pivots_.pending_gp_start;
         if (gps > cfg_.pivot_bound_gps)
-            env_.fail(fmt::format("liveness: a pivot requested at step {} is still pending after {} grace periods "
+            env_.fail(fmt::format("liveness: a pivot pending since step {} is still pending after {} grace periods "
                                   "(bound {}){}",
-                                  pending_since_step_, gps, cfg_.pivot_bound_gps, at_end ? " at the end" : ""));
+                                  pivots_.pending_since, gps, cfg_.pivot_bound_gps, at_end ? " at the end" : ""));
     }
 
     void on_step(const explore_env::xtask& t, const op_event& ev)
@@ -333,7 +314,7 @@ private:
             if (!v.empty())
                 env_.fail(v);
         }
-        if (!env_.violation() && pivot_pending_ && cfg_.check == liveness::bounded)
+        if (!env_.violation() && pivots_.pending && cfg_.check == liveness::bounded)
             check_bound(false);
         if (trace_)
             trace_(step_line(t, ev));
@@ -393,7 +374,7 @@ private:
         std::string line = fmt::format("{:5} {:4} cpu{} {:<56} | {} atomic={} percpu_sum={} held={} slots={}{}",
                                        env_.step(), t.name, ev.cpu, what, inv_.state_text(), atomic,
                                        inv_.percpu_sum(), inv_.held(), cur ? model::fph_slots(cur) : 0,
-                                       pivot_pending_ ? " pivot-pending" : "");
+                                       pivots_.pending ? " pivot-pending" : "");
         if (env_.gp_in_progress() || env_.completed_gps())
             line += fmt::format(" gp={}", env_.completed_gps());
         for (const std::string& n : t.notes)
@@ -425,8 +406,8 @@ private:
     const xcase& case_;
     const trace_sink& trace_;
     explore_env env_;
-    model::futex_data<explore_env> global_;
-    xmm mm_;
+    model_process<explore_env> futex_;  // after env_: freed before it
+    xmm& mm_ = futex_.mm;
     invariants inv_;
     std::vector<bool> started_;
     std::vector<std::vector<int>> woken_by_;  // by task id: whom its current call woke
@@ -438,11 +419,7 @@ private:
     unsigned long quiet_gp_base_ = 0;
     int owed_by_ = -1;
     unsigned long owed_quiet_gps_ = 0;
-    bool pivot_pending_ = false;
-    std::uint64_t pending_since_step_ = 0;
-    unsigned long pending_since_gp_ = 0;
-    unsigned long pivots_installed_ = 0;
-    unsigned long longest_pivot_gps_ = 0;
+    pivot_stats pivots_;  // the clock is the step count
 };
 
 #ifdef FUTEXSIM_MUTATIONS

@@ -36,7 +36,7 @@ struct run_config {
     std::uint64_t max_steps = 3000;
     std::uint64_t gp_steps = 12;  // shortest grace period, in steps per live thread
     liveness check = liveness::none;
-    unsigned long pivot_bound_gps = 8;
+    unsigned long pivot_bound_gps = 10;  // tests/properties/property_support.h: liveness_bound_gps
     // When nothing can run any more, every thread left must be asleep in
     // futex_wait() (not in a lock, wait_var_event() or synchronize_rcu()).
     bool check_sleepers = true;

@@ -149,7 +149,7 @@ std::string invariants::check_refcount() const
 std::string invariants::check_waiters() const
 {
     const xfph* cur = mm_.futex_phash.v;
-    const bool pivoting = mm_.futex_hash_lock.owner >= 0;
+    const bool pivoting = mm_.futex_hash_lock.owner != nullptr;
     for (const auto& t : env_.tasks()) {
         if (!t->futex_q)
             continue;

@@ -19,7 +19,7 @@ using namespace futexsim::props;
 
 namespace {
 
-constexpr unsigned long bound_gps = 8;
+constexpr unsigned long bound_gps = liveness_bound_gps;
 
 // What the workers loop under continuous load (gen_continuous()): wake,
 // wake_op, mismatching waits and short timed waits.
@@ -70,7 +70,8 @@ rc::Gen<explored> gen_quiet(model::kernel_version kernel = model::default_kernel
 void check_bounded(const std::string& policy, std::uint64_t seed,
                    model::kernel_version kernel = model::default_kernel_version)
 {
-    const auto out = check_property(policy + ": every pivot completes within 8 grace periods under continuous load",
+    const auto out = check_property(policy + ": every pivot completes within " + std::to_string(bound_gps) +
+                                        " grace periods under continuous load",
                                     400, seed, [policy, kernel] {
                                         explore_or_fail(*gen_continuous(policy, gen_load_ops(),
                                                                         {sim::strategy_kind::random}, bound_gps, kernel));
@@ -102,8 +103,8 @@ TEST_CASE("stock EXPECTED FAILURE - every pivot completes within a bound under c
           "stall",
           "[property][liveness][expected-failure]")
 {
-    const auto out = check_property("stock (expected to fail): every pivot completes within 8 grace periods under "
-                                    "continuous load",
+    const auto out = check_property("stock (expected to fail): every pivot completes within " +
+                                        std::to_string(bound_gps) + " grace periods under continuous load",
                                     100, 24, [] {
                                         explore_or_fail(*gen_continuous("stock", gen_load_ops(), {sim::strategy_kind::random}, bound_gps));
                                     });
@@ -144,8 +145,8 @@ TEST_CASE("stock (v7.2.1) EXPECTED FAILURE - every pivot completes within a boun
           "find the stall",
           "[property][liveness][expected-failure][fixed-kernel]")
 {
-    const auto out = check_property("stock (v7.2.1, expected to fail): every pivot completes within 8 grace periods "
-                                    "under continuous load",
+    const auto out = check_property("stock (v7.2.1, expected to fail): every pivot completes within " +
+                                        std::to_string(bound_gps) + " grace periods under continuous load",
                                     100, 24, [] {
                                         explore_or_fail(*gen_continuous("stock", gen_load_ops(),
                                                                         {sim::strategy_kind::random}, bound_gps,

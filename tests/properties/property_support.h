@@ -182,6 +182,15 @@ inline const std::vector<sim::strategy_kind>& all_strategies()
     return k;
 }
 
+// The bounded-liveness bound, in grace periods from futex_ref_drop() of the
+// current hash (the pivot's request) to the installation of its replacement,
+// the one definition of a pending pivot (run/pivot_stats.h). It covers the
+// requester's own way from the drop to parking the new hash, which the
+// random strategy may slow down (a thread sharing its CPU with one in a
+// non-preemptible section is not a candidate). The fixes, the mutants and
+// stock are held to the same bound.
+inline constexpr unsigned long liveness_bound_gps = 10;
+
 // Continuous load: the main thread creates 1-15 workers (the pool grows past
 // what 16 slots serve on 8 CPUs, so clone() asks for a pivot) and then asks
 // for 64 slots with prctl; every worker loops its `load` until the run ends.

@@ -45,7 +45,7 @@ rc::Gen<explored> gen_mutant_load(std::string policy)
             gen::weightedOneOf<xop>({{2, gen::map(gen_word(), [](unsigned a) { return xop{'K', a, 0, 1}; })},
                                      {3, gen::map(gen_word(), [](unsigned a) { return xop{'M', a, 0, 0}; })}}));
     });
-    return gen_continuous(policy, load, {sim::strategy_kind::random}, 8);
+    return gen_continuous(policy, load, {sim::strategy_kind::random}, liveness_bound_gps);
 }
 
 void expect_caught(const std::string& name, const check_outcome& out)

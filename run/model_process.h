@@ -1,0 +1,73 @@
+// One process's futex state as the model keeps it, and the futex system
+// calls on it: the global hash and the mm, set up as futex_init() and
+// mm_init()'s futex_mm_init() do and torn down as mmput()'s
+// futex_hash_free() does. Every backend that runs the model holds one (the
+// simulator's sim_process, the explorer, the threads backend, the step
+// environment's step_process), so there is one setup and one teardown.
+//
+// Declare it after the environment it runs on: the environment must outlive
+// the hash it frees (a backend that must first stop its tasks, or wait for
+// RCU callbacks that point into the mm, does so in its own destructor, which
+// runs before this member's).
+#pragma once
+
+#include <cstdint>
+
+#include "model/core.h"
+#include "model/fork.h"
+#include "model/requeue.h"
+#include "model/waitwake.h"
+
+namespace futexsim {
+
+template <class Env>
+struct model_process {
+    model::futex_data<Env> global;
+    model::mm_struct<Env> mm;
+
+    explicit model_process(Env& env)
+    {
+        model::futex_init(env, global);
+        mm.env = &env;
+        mm.global = &global;
+        model::futex_mm_init(&mm);
+    }
+    ~model_process() { model::futex_hash_free(&mm); }
+    model_process(const model_process&) = delete;
+    model_process& operator=(const model_process&) = delete;
+
+    // --- the futex system calls on private futexes ----------------------
+    int futex_wait(std::uint64_t uaddr, std::uint32_t val, long timeout_ns = -1,
+                   unsigned bitset = model::FUTEX_BITSET_MATCH_ANY)
+    {
+        return model::futex_wait(&mm, uaddr, val, timeout_ns, bitset);
+    }
+    int futex_wake(std::uint64_t uaddr, int nr_wake, unsigned bitset = model::FUTEX_BITSET_MATCH_ANY)
+    {
+        return model::futex_wake(&mm, uaddr, nr_wake, bitset);
+    }
+    int futex_requeue(std::uint64_t uaddr1, std::uint64_t uaddr2, int nr_wake, int nr_requeue)
+    {
+        return model::futex_requeue(&mm, uaddr1, uaddr2, nr_wake, nr_requeue, nullptr);
+    }
+    int futex_cmp_requeue(std::uint64_t uaddr1, std::uint64_t uaddr2, int nr_wake, int nr_requeue,
+                          std::uint32_t cmpval)
+    {
+        return model::futex_requeue(&mm, uaddr1, uaddr2, nr_wake, nr_requeue, &cmpval);
+    }
+    int futex_wake_op(std::uint64_t uaddr1, std::uint64_t uaddr2, int nr_wake, int nr_wake2,
+                      std::uint32_t op)
+    {
+        return model::futex_wake_op(&mm, uaddr1, uaddr2, nr_wake, nr_wake2, static_cast<int>(op));
+    }
+    int prctl_futex_hash(unsigned long op, unsigned long arg)
+    {
+        return model::futex_hash_prctl(&mm, op, arg, 0);
+    }
+    // clone(CLONE_VM | CLONE_THREAD)'s futex step in copy_process(): the
+    // hash is sized for one more thread before the child joins the group
+    // (the caller counts the thread).
+    int copy_process_futex() { return model::copy_process_futex(&mm, CLONE_VM | CLONE_THREAD); }
+};
+
+}  // namespace futexsim

@@ -1,0 +1,40 @@
+// What registers with the engine (sim/engine.h) to take part in a run
+// besides the tasks: the cache model (sim/cache.h) queues line services,
+// RCU (sim/rcu.h) hears of context switches and ticks and queues its grace
+// periods' work. The engine knows them only through this interface, so it
+// includes neither; each includes the engine.
+#pragma once
+
+#include <cstdint>
+
+namespace futexsim::sim {
+
+using vtime = std::int64_t;  // virtual nanoseconds (as sim/engine.h)
+
+class event_source {
+public:
+    virtual ~event_source() = default;
+
+    // An event this source posted (engine::post()) is due, at the engine's
+    // now(): `what` and `arg` as posted.
+    virtual void on_event(std::uint8_t /*what*/, std::uint32_t /*arg*/) {}
+    // Whether it still has work that will post events: a run whose tasks
+    // have all exited or sleep for good ends once every source is idle.
+    virtual bool idle() const { return true; }
+
+    // The scheduler's hooks (the kernel's rcu_note_context_switch() and
+    // rcu_sched_clock_irq()):
+    // `cpu` switched tasks (or to or from idle) at `at`.
+    virtual void context_switch(unsigned /*cpu*/, vtime /*at*/) {}
+    // At tick instant `at`, `cpu` ran a task in a quiescent state (user
+    // mode, or outside any read-side section where RCU is preemptible).
+    virtual void tick_quiescent(unsigned /*cpu*/, vtime /*at*/) {}
+    // Tick number `k` has been taken on every CPU.
+    virtual void tick(std::int64_t /*k*/) {}
+    // The running task on `cpu` is at a preemption point outside any
+    // read-side or non-preemptible section. Called only while the source has
+    // asked for them (engine::want_preemption_points()).
+    virtual void preemption_point(unsigned /*cpu*/, vtime /*at*/) {}
+};
+
+}  // namespace futexsim::sim

@@ -16,52 +16,14 @@
 #include <cstdint>
 
 #include "model/atomic.h"
+#include "model/bug.h"
+#include "model/cleanup.h"
 #include "model/futex.h"
 #include "model/jhash.h"
 #include "model/mutation.h"
 #include "model/policies/policy.h"
 
 namespace futexsim::model {
-
-// guard(rcu)() / scoped_guard(rcu)
-template <class Env>
-struct rcu_guard {
-    Env& env;
-    explicit rcu_guard(Env& e) : env(e) { env.rcu_read_lock(); }
-    ~rcu_guard() { env.rcu_read_unlock(); }
-    rcu_guard(const rcu_guard&) = delete;
-    rcu_guard& operator=(const rcu_guard&) = delete;
-};
-
-// guard(preempt)()
-template <class Env>
-struct preempt_guard {
-    Env& env;
-    explicit preempt_guard(Env& e) : env(e) { env.preempt_disable(); }
-    ~preempt_guard() { env.preempt_enable(); }
-    preempt_guard(const preempt_guard&) = delete;
-    preempt_guard& operator=(const preempt_guard&) = delete;
-};
-
-// scoped_guard(mutex, &m)
-template <class Env>
-struct mutex_guard {
-    Env& env;
-    typename Env::mutex_t& m;
-    mutex_guard(Env& e, typename Env::mutex_t& mtx) : env(e), m(mtx) { env.mutex_lock(m); }
-    ~mutex_guard() { env.mutex_unlock(m); }
-    mutex_guard(const mutex_guard&) = delete;
-    mutex_guard& operator=(const mutex_guard&) = delete;
-};
-
-// WARN_ON_ONCE(): the environment decides whether a warning is fatal.
-template <class Env>
-inline bool WARN_ON_ONCE(Env& env, bool cond, const char* what)
-{
-    if (cond) [[unlikely]]
-        env.warn(what);
-    return cond;
-}
 
 template <class Env>
 inline unsigned fph_slots(const private_hash<Env>* fph)

@@ -105,6 +105,12 @@ concept futex_env = requires(E& env, const E& cenv, typename E::template word<lo
     // remove_wait_queue()): cond() runs in TASK_RUNNING and may sleep.
     env.wake_up_task(task);  // wake_up_q(): a futex_q's waiter was unqueued
 
+    // Whether the calling task's stack is being unwound (an environment that
+    // tears its tasks down by unwinding them, as the simulator does at the
+    // end of a run, or one that throws out of the model): the model's scope
+    // guards then still run, but start nothing new (rwsem-gate's pivot).
+    { cenv.unwinding() } -> std::same_as<bool>;
+
     // observation only: a tracepoint never changes what the model does
     env.trace(tp);
 };

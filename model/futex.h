@@ -178,39 +178,13 @@ struct futex_data {
     std::vector<std::vector<futex_hash_bucket<Env>>> queues;
 };
 
-// rcu_sync's gp_state (kernel/rcu/sync.c): GP_IDLE is the readers' fast path.
-inline constexpr int GP_IDLE = 0;
-inline constexpr int GP_ENTER = 1;
-inline constexpr int GP_PASSED = 2;
-inline constexpr int GP_EXIT = 3;
-inline constexpr int GP_REPLAY = 4;
-
-// struct rcu_sync (include/linux/rcu_sync.h). `gp_state` and `gp_count`
-// change only under rss_lock in the kernel; here they change with no
-// environment call in between (a simulator switches tasks only inside one),
-// which gives the same atomicity, also against rcu_sync_func() run as an RCU
-// callback. `gp_state_pub` is the same state as readers see it
-// (rcu_sync_is_idle()'s READ_ONCE()): a shared word, so that its cost is
-// charged and a reader can see it late, as one can on real hardware.
-template <class Env>
-struct rcu_sync {
-    int gp_state = GP_IDLE;
-    int gp_count = 0;
-    rcu_head cb_head;
-    alignas(64) typename Env::template word<int> gp_state_pub{};
-};
-
-// The per-mm gate of the rwsem-gate policy (model/policies/rwsem_gate.h): a
-// struct percpu_rw_semaphore (include/linux/percpu-rwsem.h) reduced to what
-// the gate needs. Unused (and never allocated) under other policies.
-template <class Env>
-struct percpu_gate {
-    rcu_sync<Env> rss;
-    std::unique_ptr<typename Env::percpu_uint> read_count;  // unsigned int __percpu *
-    alignas(64) typename Env::template word<int> block{};  // a writer holds or waits for the gate
-    // Not in percpu-rwsem: which futex operation has taken the pivot writer's
-    // role (1) or none (0). Read only while a pivot is parked.
-    alignas(64) typename Env::template word<int> pivot_writer{};
+// The per-mm state of a pivot policy that keeps one (model/policies/policy.h):
+// the policy's `mm_state<Env>` derives from this, and its mm_init() finds it
+// allocated in mm->futex_policy_state. Not in the kernel: a fix would add
+// its fields to mm_struct; the model keeps mm_struct the same for every
+// policy, so that adding one edits nothing here.
+struct policy_mm_state {
+    virtual ~policy_mm_state() = default;
 };
 
 // The futex fields of struct mm_struct (CONFIG_FUTEX_PRIVATE_HASH), plus
@@ -244,7 +218,9 @@ struct mm_struct {
     // The mismatch precheck: futex_wait_setup() reads the futex word before
     // taking a hash reference or the bucket lock.
     bool futex_precheck = false;
-    percpu_gate<Env> futex_gate;  // rwsem-gate's per-mm gate (a percpu_rw_semaphore)
+    // The pivot policy's own per-mm state, if it declares one (rwsem-gate's
+    // gate); set by futex_set_pivot_policy(), read through policy_state<P>().
+    std::unique_ptr<policy_mm_state> futex_policy_state;
 };
 
 }  // namespace futexsim::model

@@ -157,6 +157,8 @@ public:
     bool poll_state_synchronize_rcu(unsigned long cookie) const { return gp_completed_.load() >= cookie; }
     void call_rcu_hurry(model::rcu_head* head, void (*func)(model::rcu_head*));
     void synchronize_rcu() { urcu::synchronize(); }
+    // Never: each thread leaves the model by returning from its operation.
+    bool unwinding() const { return false; }
 
     // --- locks and var waits --------------------------------------------
     void mutex_lock(mutex_t& m)

@@ -188,6 +188,8 @@ public:
         head->func = func;
         rcu_.call_rcu(eng_.cpu(), [head] { head->func(head); });
     }
+    // The engine tears a run's fibers down by unwinding them (engine::shutdown()).
+    bool unwinding() const { return eng_.tearing_down(); }
     // synchronize_rcu(): queue a callback that wakes this task, sleep until
     // it has run.
     void synchronize_rcu()

@@ -14,6 +14,7 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <functional>
 #include <map>
 #include <memory>
@@ -269,6 +270,8 @@ public:
         }
         blocked_on_.pop_back();
     }
+    // A step_deadlock this environment threw is leaving the model.
+    bool unwinding() const { return std::uncaught_exceptions() != 0; }
     // synchronize_rcu(): a wait_var_event() on the environment itself that
     // the on_block() hook satisfies by ending a grace period.
     void synchronize_rcu()

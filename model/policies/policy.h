@@ -28,10 +28,17 @@
 // (`futexsim run --policy`), so a template parameter on mm_struct would
 // multiply every instantiation of the model by the number of policies.
 //
+// Per-mm state: a policy that needs some declares a template
+// `mm_state<Env>` deriving from policy_mm_state (model/futex.h);
+// futex_set_pivot_policy() allocates it in mm->futex_policy_state before the
+// policy's mm_init(), and the hooks reach it through policy_state<P>(mm).
+// The policy's word_name(mm, addr) names the shared words of that state for
+// traces (the explorer's step lines).
+//
 // Writing a policy: one file in model/policies/ defining a struct that
 // derives from stock_policy (model/policies/stock.h) and hides the hooks
-// it changes, plus one line in model/policies/registry.h. Worked example:
-// docs/policies.md.
+// it changes, plus its #include and one line in model/policies/registry.h.
+// Worked examples: docs/policies.md, docs/extending.md.
 #pragma once
 
 #include <cstddef>
@@ -86,6 +93,23 @@ struct policy_op_guard {
     policy_op_guard& operator=(const policy_op_guard&) = delete;
 };
 
+// The per-mm state of policy P in mm (P::mm_state<Env>, model/futex.h's
+// policy_mm_state). Only P's own hooks call it, so the state is P's.
+template <class P, class Env>
+typename P::template mm_state<Env>& policy_state(mm_struct<Env>* mm)
+{
+    return static_cast<typename P::template mm_state<Env>&>(*mm->futex_policy_state);
+}
+template <class P, class Env>
+const typename P::template mm_state<Env>& policy_state(const mm_struct<Env>* mm)
+{
+    return static_cast<const typename P::template mm_state<Env>&>(*mm->futex_policy_state);
+}
+
+// Whether policy P keeps per-mm state (declares a template mm_state<Env>).
+template <class P, class Env>
+concept has_mm_state = requires { typename P::template mm_state<Env>; };
+
 // The registry's shape: a list of policy types, the id of each its index.
 template <class... P>
 struct policy_list {
@@ -110,5 +134,15 @@ struct policy_list {
         return found;
     }
 };
+
+// policy_list<P..., Q...> from policy_list<P...> and policy_list<Q...>.
+template <class A, class B>
+struct policy_list_cat_impl;
+template <class... P, class... Q>
+struct policy_list_cat_impl<policy_list<P...>, policy_list<Q...>> {
+    using type = policy_list<P..., Q...>;
+};
+template <class A, class B>
+using policy_list_cat = typename policy_list_cat_impl<A, B>::type;
 
 }  // namespace futexsim::model

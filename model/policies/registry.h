@@ -6,6 +6,7 @@
 // stock stays first, so that mm->futex_policy == 0 is stock.
 #pragma once
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,22 +16,26 @@
 #include "model/policies/stock.h"
 #include "model/policies/wait_for_new.h"
 
-// Test-only builds (-DFUTEXSIM_MUTATIONS=1, tests/properties/) add the
-// mutant policies after the real ones; normal builds register only these three.
-#ifdef FUTEXSIM_MUTATIONS
-#include "tests/properties/mutants/mutant_policies.h"
-#define FUTEXSIM_MUTANT_POLICIES , eager_install_policy, ungated_wait_policy
+// A build may add policies after these: FUTEXSIM_EXTRA_POLICIES names a
+// header that defines `extra_policies`, a policy_list. The test build names
+// its mutants so (tests/properties/mutants/mutant_policies.h, set in
+// tests/CMakeLists.txt): the model knows nothing of them, and normal builds
+// register only these three.
+#ifdef FUTEXSIM_EXTRA_POLICIES
+#include FUTEXSIM_EXTRA_POLICIES
 #else
-#define FUTEXSIM_MUTANT_POLICIES
+namespace futexsim::model {
+using extra_policies = policy_list<>;
+}  // namespace futexsim::model
 #endif
 
 namespace futexsim::model {
 
-using registered_policies = policy_list<
+using registered_policies = policy_list_cat<policy_list<
     stock_policy,         // id 0: Linux v6.17
     wait_for_new_policy,  // the maintainer's draft
     rwsem_gate_policy     // the reporter's percpu-rwsem prototype
-    FUTEXSIM_MUTANT_POLICIES>;
+    >, extra_policies>;
 
 // The id of the policy called `name`, if there is one.
 inline std::optional<int> pivot_policy_id(std::string_view name)
@@ -69,8 +74,24 @@ int futex_set_pivot_policy(mm_struct<Env>* mm, int id)
     if (id < 0 || static_cast<std::size_t>(id) >= registered_policies::size)
         return -EINVAL_;
     mm->futex_policy = id;
-    registered_policies::dispatch(id, [mm]<class P>() { P::mm_init(mm); });
+    registered_policies::dispatch(id, [mm]<class P>() {
+        if constexpr (has_mm_state<P, Env>)
+            mm->futex_policy_state = std::make_unique<typename P::template mm_state<Env>>();
+        else
+            mm->futex_policy_state.reset();
+        P::mm_init(mm);
+    });
     return 0;
+}
+
+// The name the policy of `mm` gives the word at `addr` in traces (one of its
+// per-mm words), "" if it is none of them.
+template <class Env>
+std::string_view policy_word_name(const mm_struct<Env>* mm, const void* addr)
+{
+    std::string_view name;
+    registered_policies::dispatch(mm->futex_policy, [&]<class P>() { name = P::word_name(mm, addr); });
+    return name;
 }
 
 template <class Env>

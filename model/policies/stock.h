@@ -16,10 +16,19 @@ struct stock_policy {
     static constexpr std::string_view name = "stock";
     static constexpr std::string_view summary = "Linux v6.17: no change";
 
-    // mm->futex_policy was just set to this policy: set up its per-mm state.
+    // mm->futex_policy was just set to this policy: set up its per-mm state
+    // (a policy that keeps some declares `template <class Env> struct
+    // mm_state`, found allocated in mm->futex_policy_state; see rwsem_gate.h).
     template <class Env>
     static void mm_init(mm_struct<Env>* /*mm*/)
     {
+    }
+    // The name a trace gives the word at `addr` if it is one of this
+    // policy's per-mm words (its mm_state), "" if not.
+    template <class Env>
+    static std::string_view word_name(const mm_struct<Env>* /*mm*/, const void* /*addr*/)
+    {
+        return {};
     }
     template <class Env>
     static void futex_op_begin(mm_struct<Env>* /*mm*/, futex_op /*op*/)

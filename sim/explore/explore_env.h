@@ -267,6 +267,8 @@ public:
     bool poll_state_synchronize_rcu(unsigned long cookie) const { return gp_.poll_state(cookie); }
     void call_rcu_hurry(model::rcu_head* head, void (*func)(model::rcu_head*));
     void synchronize_rcu(loc l = loc::current());
+    // Never: tasks left at the end are abandoned, not unwound (shutdown()).
+    bool unwinding() const { return false; }
 
     void mutex_lock(mutex_t& m, loc l = loc::current());
     void mutex_unlock(mutex_t& m, loc l = loc::current());

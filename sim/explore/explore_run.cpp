@@ -332,14 +332,8 @@ private:
             return "futex_ref";
         if (addr == &mm_.futex_hash_lock)
             return "futex_hash_lock";
-        if (addr == mm_.futex_gate.read_count.get())
-            return "gate.read_count";
-        if (addr == &mm_.futex_gate.block)
-            return "gate.block";
-        if (addr == &mm_.futex_gate.pivot_writer)
-            return "gate.pivot_writer";
-        if (addr == &mm_.futex_gate.rss.gp_state_pub)
-            return "gate.gp_state";
+        if (const std::string_view policy_word = model::policy_word_name(&mm_, addr); !policy_word.empty())
+            return std::string(policy_word);
         if (addr == &mm_)
             return "mm";
         for (unsigned w = 0; w < num_words; w++)

@@ -84,14 +84,16 @@ struct fixture {
         REQUIRE(p.env.atomic_read(p.current()->state) == model::FR_ATOMIC);
     }
 
-    unsigned gate_readers() const
+    // rwsem-gate's per-mm state: the gate and the writer's role.
+    auto& gate() { return model::policy_state<model::rwsem_gate_policy>(&p.mm); }
+    unsigned gate_readers()
     {
         unsigned sum = 0;
-        for (unsigned v : p.mm.futex_gate.read_count->v)
+        for (unsigned v : gate().sem.read_count->v)
             sum += v;
         return sum;
     }
-    int gate_state() const { return p.mm.futex_gate.rss.gp_state; }
+    int gate_state() { return gate().sem.rss.gp_state; }
 };
 
 }  // namespace
@@ -248,7 +250,7 @@ TEST_CASE("rwsem-gate: the next operation after a park is the writer, drains the
     // A reader inside its section, holding a hash reference (an operation
     // in progress on CPU 3).
     f.p.env.set_cpu(3);
-    model::percpu_down_read(&f.p.mm);
+    model::percpu_down_read(&f.gate().sem);
     auto* held = f.take_ref();
     f.p.env.set_cpu(0);
     f.park_pivot();
@@ -267,21 +269,21 @@ TEST_CASE("rwsem-gate: the next operation after a park is the writer, drains the
             f.check_refs();
             return true;
         }
-        if (on == &f.p.mm.futex_gate) {
+        if (on == &f.gate().sem) {
             // Waiting for readers: `block` is set, newcomers back out.
             CHECK(f.gate_state() == model::GP_PASSED);
-            CHECK(f.p.env.atomic_read(f.p.mm.futex_gate.block) == 1);
+            CHECK(f.p.env.atomic_read(f.gate().sem.block) == 1);
             CHECK(f.gate_readers() == 1);
             {
                 model::preempt_guard<step_env> preempt(f.p.env);
-                CHECK_FALSE(model::__percpu_down_read_trylock(&f.p.mm));
+                CHECK_FALSE(model::__percpu_down_read_trylock(&f.gate().sem));
             }
             CHECK(f.gate_readers() == 1);
             // The reader finishes, on another CPU: drops its reference (the
             // count drains) and leaves by the slow path.
             f.p.env.set_cpu(5);
             f.drop_ref(held);
-            model::percpu_up_read(&f.p.mm);
+            model::percpu_up_read(&f.gate().sem);
             f.p.env.set_cpu(0);
             steps.emplace_back("reader-out");
             f.check_refs();
@@ -296,8 +298,8 @@ TEST_CASE("rwsem-gate: the next operation after a park is the writer, drains the
     CHECK(traced(f.p.env, model::trace_kind::pivot_install));
     CHECK(f.p.get_slots() == 32);
     CHECK(f.p.mm.futex_phash_new == nullptr);
-    CHECK(f.p.env.atomic_read(f.p.mm.futex_gate.block) == 0);
-    CHECK(f.p.env.atomic_read(f.p.mm.futex_gate.pivot_writer) == 0);
+    CHECK(f.p.env.atomic_read(f.gate().sem.block) == 0);
+    CHECK(f.p.env.atomic_read(f.gate().pivot_writer) == 0);
     CHECK(f.gate_readers() == 0);
     f.check_refs();
 

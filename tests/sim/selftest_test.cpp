@@ -3,7 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include "model/core.h"
-#include "sim/scenarios/selftests.h"
+#include "tests/sim/selftests.h"
 
 using namespace futexsim;
 using namespace futexsim::sim;

@@ -1,7 +1,11 @@
 // Mutant pivot policies: deliberately broken variants, built only into the
-// test-only executables (-DFUTEXSIM_MUTATIONS=1), registered after the real
-// policies by model/policies/registry.h. Each must be caught by the
+// test-only executables. tests/CMakeLists.txt names this file in
+// FUTEXSIM_EXTRA_POLICIES, and model/policies/registry.h registers its
+// `extra_policies` after the real policies. Each must be caught by the
 // properties (docs/testing.md, "Mutants").
+//
+// Like every policy file, included from model/policies/registry.h at the
+// end of model/core.h.
 #pragma once
 
 #include <string_view>
@@ -49,5 +53,8 @@ struct ungated_wait_policy : wait_for_new_policy {
         wait_for_new_policy::futex_op_begin(mm, op);
     }
 };
+
+// What model/policies/registry.h registers after the real policies.
+using extra_policies = policy_list<eager_install_policy, ungated_wait_policy>;
 
 }  // namespace futexsim::model

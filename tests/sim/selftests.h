@@ -1,6 +1,7 @@
 // The kernel's futex selftests (tools/testing/selftests/futex/functional)
 // as scenarios on the simulator, with their real timing, so each pivot
-// policy can be run against them.
+// policy can be run against them. Test-only: built into sim_tests
+// (selftest_test.cpp), not into the simulator's library; no command runs them.
 #pragma once
 
 #include <cstdint>

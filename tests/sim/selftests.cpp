@@ -1,4 +1,4 @@
-#include "sim/scenarios/selftests.h"
+#include "tests/sim/selftests.h"
 
 #include <climits>
 #include <numeric>

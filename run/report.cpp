@@ -5,19 +5,30 @@
 
 namespace futexsim {
 
+namespace {
+
+// What ends every backend's line: the work time, the phases, the warnings.
+std::string line_tail(const run_result& r)
+{
+    std::string tail;
+    if (r.work_ms >= 0)
+        tail += fmt::format(" work={:.3f}ms", r.work_ms);
+    for (const auto& ph : r.phases)
+        tail += fmt::format(" [{} {:.0f}-{:.0f}ms {:.1f} Mops/s slots {}->{}]", ph.name, ph.start_ms,
+                            ph.end_ms, ph.mops, ph.slots_start, ph.slots_end);
+    for (const auto& w : r.warnings)
+        tail += fmt::format(" WARNING({})", w);
+    return tail;
+}
+
+}  // namespace
+
 std::string human_line(const run_result& r)
 {
     if (r.backend == "kernel") {
         std::string line = fmt::format("backend=kernel threads={} slots(start={} set={} end={}) {:.2f}s {:.1f} Mops/s",
                                        r.threads, r.slots_start, r.slots_set, r.slots_end, r.seconds, r.mops);
-        if (r.work_ms >= 0)
-            line += fmt::format(" work={:.3f}ms", r.work_ms);
-        for (const auto& ph : r.phases)
-            line += fmt::format(" [{} {:.0f}-{:.0f}ms {:.1f} Mops/s slots {}->{}]", ph.name, ph.start_ms,
-                                ph.end_ms, ph.mops, ph.slots_start, ph.slots_end);
-        for (const auto& w : r.warnings)
-            line += fmt::format(" WARNING({})", w);
-        return line;
+        return line + line_tail(r);
     }
     std::string line = fmt::format("threads={} slots(start={} set={} end={}) {:.2f}s {:.1f} Mops/s "
                                    "outcome={} atomic={:.1f}%",
@@ -33,14 +44,7 @@ std::string human_line(const run_result& r)
         line += fmt::format(" policy={}{}", r.policy, r.precheck ? "+precheck" : "");
     if (r.kernel != model::kernel_version_name(model::default_kernel_version))
         line += fmt::format(" kernel={}", r.kernel);
-    if (r.work_ms >= 0)
-        line += fmt::format(" work={:.3f}ms", r.work_ms);
-    for (const auto& ph : r.phases)
-        line += fmt::format(" [{} {:.0f}-{:.0f}ms {:.1f} Mops/s slots {}->{}]", ph.name, ph.start_ms,
-                            ph.end_ms, ph.mops, ph.slots_start, ph.slots_end);
-    for (const auto& w : r.warnings)
-        line += fmt::format(" WARNING({})", w);
-    return line;
+    return line + line_tail(r);
 }
 
 namespace {

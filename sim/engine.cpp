@@ -1,5 +1,7 @@
 #include "sim/engine.h"
 
+#include "sim/kernel/task_fiber.h"
+
 #include <algorithm>
 #include <climits>
 #include <stdexcept>
@@ -90,25 +92,8 @@ task& engine::spawn(std::string name, std::vector<unsigned> allowed, std::functi
     t->state = task_state::blocked;
     task& ref = *t;
     ref.fib = ctx::fiber(std::allocator_arg, ctx::fixedsize_stack(cfg_.stack_bytes),
-                         [this, &ref](ctx::fiber&& eng) {
-                             engine_fiber_ = std::move(eng);
-                             // Torn down before it ever ran (a run ended by
-                             // SIGINT at its start): Boost's ucontext fibers
-                             // (the ASan build) enter the function to unwind
-                             // it, and the body would run against what the
-                             // caller has already destroyed.
-                             if (tearing_down_)
-                                 return std::move(engine_fiber_);
-                             try {
-                                 ref.body();
-                             } catch (const ctx::detail::forced_unwind&) {
-                                 throw;  // the engine is tearing the fiber down
-                             } catch (...) {
-                                 task_error_ = std::current_exception();
-                             }
-                             finish_task();
-                             return std::move(engine_fiber_);
-                         });
+                         kernel::task_fiber_main(engine_fiber_, tearing_down_, ref.body, task_error_,
+                                                 [this] { finish_task(); }));
     tasks_.push_back(std::move(t));
     if (!kernel_thread)
         ++live_threads_;

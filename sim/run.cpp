@@ -55,15 +55,15 @@ run_result simulate(const run_options& opt, const sim_options& sopt)
 
     // fifo with no prefix is the engine's own order: no strategy at all.
     // Declared first: the engine keeps a pointer to it until it is torn down.
-    std::optional<schedule_strategy> strategy;
+    std::unique_ptr<schedule_strategy> strategy;
     // Declared before the process, which may call it while it is torn down.
     std::unique_ptr<trace_writer> tracer;
     sim_process proc(opt.mach, opt.seed);
     if (sopt.strategy.kind != strategy_kind::fifo || !sopt.strategy.schedule.empty()) {
         strategy_options so = sopt.strategy;
         so.seed = opt.seed;
-        strategy.emplace(so);
-        proc.eng().set_strategy(&*strategy);
+        strategy = make_strategy(so);
+        proc.eng().set_strategy(strategy.get());
     }
     model::futex_set_pivot_policy(&proc.mm(), *policy_id);
     proc.mm().futex_precheck = opt.precheck;

@@ -2,9 +2,10 @@
 // tasks that could run next and asks a strategy which one. The same
 // strategies serve the timed engine (which queued task a CPU dispatches,
 // sim/engine.cpp) and the explorer (which task takes the next step,
-// sim/explore/). Everything random comes from the seed, so a run is fully
-// described by (strategy, seed, depth, schedule prefix).
+// sim/explore/). Everything random comes from the strategy's seed, so a run
+// is fully described by (strategy, seed, depth, schedule prefix).
 //
+// One file per strategy, in sim/strategies/:
 // - fifo: the first candidate, always: the engine's own order (the default,
 //   byte-identical to runs before strategies existed).
 // - random: uniform among the candidates.
@@ -19,14 +20,11 @@
 #pragma once
 
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
-
-#include "sim/rng.h"
 
 namespace futexsim::sim {
 
@@ -34,15 +32,23 @@ enum class strategy_kind : std::uint8_t { fifo, random, pct, replay };
 
 struct strategy_options {
     strategy_kind kind = strategy_kind::fifo;
+    // The strategy's own stream. The timed simulator derives it from the
+    // run's seed (stream "schedule", sim/rng.h); the explorer, whose only
+    // random consumer is the strategy, takes its --seed as it is.
     std::uint64_t seed = 1;
     unsigned pct_depth = 3;              // d: d - 1 priority change points
     std::uint64_t pct_steps = 2000;      // the step range change points are drawn from
     std::vector<unsigned> schedule;      // the prefix of choices
 };
 
+// The interface every strategy implements. pick() plays the prefix and
+// records every choice; a strategy supplies only its own rule, choose().
 class schedule_strategy {
 public:
-    explicit schedule_strategy(const strategy_options& opt);
+    explicit schedule_strategy(std::vector<unsigned> prefix) : prefix_(std::move(prefix)) {}
+    virtual ~schedule_strategy() = default;
+    schedule_strategy(const schedule_strategy&) = delete;
+    schedule_strategy& operator=(const schedule_strategy&) = delete;
 
     // Index into `candidates` (task ids, in the simulator's own order) of the
     // one that runs next. `candidates` is never empty.
@@ -52,17 +58,19 @@ public:
     const std::vector<unsigned>& recorded() const { return recorded_; }
     std::uint64_t points() const { return points_; }
 
-private:
-    std::size_t pick_pct(const std::vector<std::uint32_t>& candidates);
+protected:
+    // The strategy's rule at point `point` (numbered from 0), past the
+    // prefix; `candidates` has two or more entries.
+    virtual std::size_t choose(const std::vector<std::uint32_t>& candidates, std::uint64_t point) = 0;
 
-    strategy_options opt_;
-    rng64 rng_;
+private:
+    std::vector<unsigned> prefix_;
     std::vector<unsigned> recorded_;
     std::uint64_t points_ = 0;
-    std::map<std::uint32_t, long> priority_;  // pct: by task id
-    std::vector<std::uint64_t> change_points_;  // pct: sorted
-    long next_low_ = 0;                          // pct: the next demoted priority
 };
+
+// The strategy `opt.kind` names (sim/strategies/).
+std::unique_ptr<schedule_strategy> make_strategy(const strategy_options& opt);
 
 std::optional<strategy_kind> parse_strategy(std::string_view name);
 std::string_view strategy_name(strategy_kind k);

@@ -26,6 +26,7 @@
 #include "model/atomic.h"
 #include "model/futex.h"
 #include "sim/kernel/rcu_gp.h"
+#include "sim/kernel/words.h"
 
 namespace futexsim::sim {
 
@@ -38,12 +39,8 @@ struct step_deadlock : std::runtime_error {
 class step_env {
 public:
     template <class T>
-    struct word {
-        T v{};
-    };
-    struct percpu_uint {
-        std::vector<unsigned> v;
-    };
+    using word = kernel::plain_word<T>;
+    using percpu_uint = kernel::plain_percpu_uint;
     struct mutex_t {
         bool locked = false;
     };

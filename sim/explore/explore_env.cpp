@@ -1,6 +1,7 @@
 #include "sim/explore/explore_env.h"
 
 #include "sim/explore/invariants.h"
+#include "sim/kernel/task_fiber.h"
 
 #include <boost/context/preallocated.hpp>
 #include <boost/context/stack_context.hpp>
@@ -48,7 +49,7 @@ const char* op_name(op_kind k)
     return "?";
 }
 
-explore_env::explore_env(const config& c) : cfg_(c), strategy_(c.strategy)
+explore_env::explore_env(const config& c) : cfg_(c), strategy_(make_strategy(c.strategy))
 {
     // The kernel task that runs RCU callbacks (softirq), one model step at a time.
     rcu_task_ = spawn("rcu", 0, [this] { rcu_task_body(); }, true);
@@ -143,18 +144,8 @@ int explore_env::spawn(std::string name, unsigned cpu, std::function<void()> bod
     ctx::stack_context sc = alloc.allocate();
     ref.stack_base = static_cast<char*>(sc.sp) - sc.size;
     ref.fib = ctx::fiber(std::allocator_arg, ctx::preallocated(sc.sp, sc.size, sc), alloc,
-                         [this, &ref](ctx::fiber&& sched) {
-                             sched_fiber_ = std::move(sched);
-                             try {
-                                 ref.body();
-                             } catch (const ctx::detail::forced_unwind&) {
-                                 throw;
-                             } catch (...) {
-                                 task_error_ = std::current_exception();
-                             }
-                             ref.state = tstate::exited;
-                             return std::move(sched_fiber_);
-                         });
+                         kernel::task_fiber_main(sched_fiber_, tearing_down_, ref.body, task_error_,
+                                                 [&ref] { ref.state = tstate::exited; }));
     tasks_.push_back(std::move(t));
     return ref.id;
 }
@@ -626,7 +617,7 @@ void explore_env::run()
             continue;
         }
         std::vector<std::uint32_t> ids(c.begin(), c.end());
-        xtask& t = *tasks_[static_cast<std::size_t>(c[strategy_.pick(ids)])];
+        xtask& t = *tasks_[static_cast<std::size_t>(c[strategy_->pick(ids)])];
         ++step_;
         // What the step shows if the task only blocks: the operation it tried.
         t.last = t.pending;

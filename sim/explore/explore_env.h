@@ -48,6 +48,7 @@
 #include "sim/kernel/rcu_gp.h"
 #include "sim/kernel/task.h"
 #include "sim/kernel/wait_var.h"
+#include "sim/kernel/words.h"
 #include "sim/schedule.h"
 
 namespace futexsim::sim::explore {
@@ -77,12 +78,8 @@ struct op_event {
 class explore_env {
 public:
     template <class T>
-    struct word {
-        T v{};
-    };
-    struct percpu_uint {
-        std::vector<unsigned> v;
-    };
+    using word = kernel::plain_word<T>;
+    using percpu_uint = kernel::plain_percpu_uint;
     // The owner is the holding task, nullptr when free (sim/kernel/mutex.h).
     using mutex_t = kernel::mutex<kernel::task_struct*>;
     struct spinlock_t {
@@ -140,7 +137,7 @@ public:
     const std::vector<std::unique_ptr<xtask>>& tasks() const { return tasks_; }
     xtask& current() { return *tasks_[static_cast<std::size_t>(current_)]; }
     bool in_task() const { return current_ >= 0; }
-    const schedule_strategy& strategy() const { return strategy_; }
+    const schedule_strategy& strategy() const { return *strategy_; }
     // Stop the run with this violation (the first one is kept).
     void fail(std::string what);
     const std::optional<std::string>& violation() const { return violation_; }
@@ -389,7 +386,7 @@ private:
 
     config cfg_;
     std::vector<std::string> warnings_;
-    schedule_strategy strategy_;
+    std::unique_ptr<schedule_strategy> strategy_;
     std::vector<std::unique_ptr<xtask>> tasks_;
     int current_ = -1;
     std::uint64_t step_ = 0;

@@ -49,16 +49,16 @@ TEST_CASE("schedule strategy: the prefix is played first, then the strategy's ow
     strategy_options o;
     o.kind = strategy_kind::replay;
     o.schedule = {2, 5, 1};
-    schedule_strategy s(o);
+    const auto s = make_strategy(o);
     const std::vector<std::uint32_t> three{10, 11, 12};
-    CHECK(s.pick(three) == 2);
-    CHECK(s.pick(three) == 2);  // 5 mod 3
-    CHECK(s.pick(three) == 1);
-    CHECK(s.pick(three) == 0);  // prefix exhausted: the first candidate
-    CHECK(s.pick({7}) == 0);    // a single candidate is no choice
-    CHECK(s.recorded() == std::vector<unsigned>{2, 2, 1, 0});
-    CHECK(parse_schedule("2,2,1,0") == s.recorded());
-    CHECK(format_schedule(s.recorded()) == "2,2,1,0");
+    CHECK(s->pick(three) == 2);
+    CHECK(s->pick(three) == 2);  // 5 mod 3
+    CHECK(s->pick(three) == 1);
+    CHECK(s->pick(three) == 0);  // prefix exhausted: the first candidate
+    CHECK(s->pick({7}) == 0);    // a single candidate is no choice
+    CHECK(s->recorded() == std::vector<unsigned>{2, 2, 1, 0});
+    CHECK(parse_schedule("2,2,1,0") == s->recorded());
+    CHECK(format_schedule(s->recorded()) == "2,2,1,0");
     CHECK_FALSE(parse_schedule("1,,2").has_value());
 }
 
@@ -67,9 +67,9 @@ TEST_CASE("pct: the highest priority runs until a change point demotes it", "[st
     strategy_options o;
     o.kind = strategy_kind::pct;
     o.pct_depth = 1;  // no change points: one task keeps running while it can
-    schedule_strategy s(o);
+    const auto s = make_strategy(o);
     const std::vector<std::uint32_t> tasks{1, 2, 3};
-    const std::size_t first = s.pick(tasks);
+    const std::size_t first = s->pick(tasks);
     for (int i = 0; i < 20; i++)
-        CHECK(s.pick(tasks) == first);
+        CHECK(s->pick(tasks) == first);
 }

@@ -32,19 +32,6 @@ unsigned machine::num_nodes() const
     return n;
 }
 
-double machine::transfer(unsigned a, unsigned b) const
-{
-    const cpu_topology& x = cpus[a];
-    const cpu_topology& y = cpus[b];
-    if (x.core == y.core)
-        return a == b ? 0.0 : transfer_ns.smt_sibling;
-    if (x.socket != y.socket)
-        return transfer_ns.other_socket;
-    if (x.die == y.die)
-        return transfer_ns.same_die;
-    const unsigned hops = x.die > y.die ? x.die - y.die : y.die - x.die;
-    return transfer_ns.other_die + transfer_ns.per_die_hop * (hops - 1);
-}
 
 std::vector<std::string> machine_preset_names()
 {

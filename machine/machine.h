@@ -77,8 +77,21 @@ struct machine {
 
     unsigned num_cpus() const { return static_cast<unsigned>(cpus.size()); }
     unsigned num_nodes() const;
-    // Transfer latency of a line from CPU a's cache to CPU b's.
-    double transfer(unsigned a, unsigned b) const;
+    // Transfer latency of a line from CPU a's cache to CPU b's. Inline: the
+    // simulator asks on every cache-line service.
+    double transfer(unsigned a, unsigned b) const
+    {
+        const cpu_topology& x = cpus[a];
+        const cpu_topology& y = cpus[b];
+        if (x.core == y.core)
+            return a == b ? 0.0 : transfer_ns.smt_sibling;
+        if (x.socket != y.socket)
+            return transfer_ns.other_socket;
+        if (x.die == y.die)
+            return transfer_ns.same_die;
+        const unsigned hops = x.die > y.die ? x.die - y.die : y.die - x.die;
+        return transfer_ns.other_die + transfer_ns.per_die_hop * (hops - 1);
+    }
     // How long a CPU that has been idle for `idle_ns` takes to run a task
     // woken onto it: the exit latency of the deepest state whose target
     // residency that idle period covers.

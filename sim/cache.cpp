@@ -66,38 +66,6 @@ cache_line& cache_model::line_for(const void* addr)
     return lines_[it->second];
 }
 
-bool cache_model::held_by(const cache_line& l, unsigned cpu) const
-{
-    const vtime now = eng_.now();
-    return l.owner == static_cast<int>(cpu) && now >= l.held_from && now < l.held_until;
-}
-
-bool cache_model::read_hit(const cache_line& l, unsigned cpu) const
-{
-    if (held_by(l, cpu))
-        return true;
-    if (!l.waiters.empty() || l.busy_until > eng_.now())
-        return false;
-    if (l.owner == static_cast<int>(cpu))
-        return true;
-    return l.owner < 0 && l.sharers.contains(cpu);
-}
-
-bool cache_model::write_hit(const cache_line& l, unsigned cpu) const
-{
-    if (held_by(l, cpu))
-        return true;
-    return l.owner == static_cast<int>(cpu) && l.waiters.empty() && l.busy_until <= eng_.now();
-}
-
-void cache_model::local_write(cache_line& l, unsigned cpu)
-{
-    l.owner = static_cast<int>(cpu);
-    l.sharers.clear();
-    ++l.accesses;
-    if (!l.spinners.empty())
-        release_spinners(l, eng_.now());
-}
 
 void cache_model::access(cache_line& l, bool is_write, void (*fn)(void*), void* ctx)
 {
@@ -106,7 +74,7 @@ void cache_model::access(cache_line& l, bool is_write, void (*fn)(void*), void* 
         pending_.resize(t.id + 1);
     pending_[t.id] = {&l, fn, ctx, is_write};
     ++stats_.misses;
-    eng_.post(source_, eng_.now(), request, t.id);
+    eng_.post_now(source_, request, t.id);
     eng_.suspend();
 }
 
@@ -186,7 +154,10 @@ void cache_model::serve(cache_line& l)
     }
     const bool after_snoop = l.snoop_arrived;
     l.snoop_arrived = false;
-    l.waiters.erase(l.waiters.begin() + static_cast<std::ptrdiff_t>(idx));
+    if (idx == 0)
+        l.waiters.pop_front();
+    else
+        l.waiters.erase(l.waiters.begin() + static_cast<std::ptrdiff_t>(idx));
     const double remaining = after_snoop ? lat - static_cast<double>(leg) : lat;
 
     // The access takes effect now, in service order.

@@ -80,11 +80,33 @@ public:
     cache_line& line_by_id(std::uint32_t id) { return lines_[id]; }
 
     // Whether `cpu` may do this access without any coherence traffic.
-    bool read_hit(const cache_line& l, unsigned cpu) const;
-    bool write_hit(const cache_line& l, unsigned cpu) const;
+    // Inline (with local_write()): the model's every access asks.
+    bool read_hit(const cache_line& l, unsigned cpu) const
+    {
+        if (held_by(l, cpu))
+            return true;
+        if (!l.waiters.empty() || l.busy_until > eng_.now())
+            return false;
+        if (l.owner == static_cast<int>(cpu))
+            return true;
+        return l.owner < 0 && l.sharers.contains(cpu);
+    }
+    bool write_hit(const cache_line& l, unsigned cpu) const
+    {
+        if (held_by(l, cpu))
+            return true;
+        return l.owner == static_cast<int>(cpu) && l.waiters.empty() && l.busy_until <= eng_.now();
+    }
 
     // A local access: updates the holder state; the caller charges the time.
-    void local_write(cache_line& l, unsigned cpu);
+    void local_write(cache_line& l, unsigned cpu)
+    {
+        l.owner = static_cast<int>(cpu);
+        l.sharers.clear();
+        ++l.accesses;
+        if (!l.spinners.empty())
+            release_spinners(l, eng_.now());
+    }
 
     // Queue the current task's access; `fn(ctx)` runs at service time. Returns
     // after the task has been served and its data has arrived.
@@ -116,7 +138,11 @@ private:
     void schedule_line_free(cache_line& l, vtime at);
     // The line was written at `at`: its spinners re-read it.
     void release_spinners(cache_line& l, vtime at);
-    bool held_by(const cache_line& l, unsigned cpu) const;
+    bool held_by(const cache_line& l, unsigned cpu) const
+    {
+        const vtime now = eng_.now();
+        return l.owner == static_cast<int>(cpu) && now >= l.held_from && now < l.held_until;
+    }
     double source_latency(const cache_line& l, unsigned cpu, bool is_write) const;
     std::size_t pick_waiter(const cache_line& l) const;
 

@@ -37,11 +37,6 @@ void engine::shutdown()
     }
 }
 
-unsigned engine::cpu() const
-{
-    return static_cast<unsigned>(tasks_[static_cast<std::size_t>(current_)]->cpu);
-}
-
 void engine::mix_trace(std::uint64_t v)
 {
     // FNV-1a over 64-bit values: order-sensitive, cheap.
@@ -139,11 +134,6 @@ void engine::switch_to(task& t)
         task_error_ = nullptr;
         std::rethrow_exception(e);
     }
-}
-
-bool engine::attention() const
-{
-    return resched_flags_ != 0 || preemption_points_ || tearing_down_;
 }
 
 void engine::charge_slow()
@@ -257,9 +247,44 @@ void engine::end_spin(task& t, vtime at)
     push(at, ev_kind::resume, t.id, t.gen);
 }
 
+void engine::post_now(std::uint8_t source, std::uint8_t what, std::uint32_t arg)
+{
+    if (!cfg_.fast_paths || !next_event_at(now_)) {
+        post(source, now_, what, arg);
+        return;
+    }
+    // As the loop would run it: counted, and with no task current.
+    ++events_;
+    const int running = current_;
+    current_ = -1;
+    sources_[source]->on_event(what, arg);
+    current_ = running;
+}
+
+// The queue's first event resumes `t` (the running task), and the loop
+// would take it next.
+bool engine::resume_is_next(const task& t) const
+{
+    if (queue_.empty() || (interrupt_ && interrupt_->load(std::memory_order_relaxed)))
+        return false;
+    const event& ev = queue_.top();
+    return ev.kind == ev_kind::resume && ev.a == t.id && ev.gen == t.gen && ev.t <= until_ &&
+           t.state == task_state::running;
+}
+
 void engine::suspend()
 {
-    yield_to_engine();
+    task& t = current();
+    if (!cfg_.fast_paths || !resume_is_next(t)) {
+        yield_to_engine();
+        return;
+    }
+    // What the loop and switch_to() would do, without the two switches.
+    now_ = queue_.top().t;
+    queue_.pop();
+    ++events_;
+    next_tick_ = (now_ / tick_ns_ + 1) * tick_ns_;
+    set_horizon((queue_.empty() ? now_ : std::max(now_, queue_.top().t)) + cfg_.lookahead_ns);
 }
 
 void engine::resume(task& t, vtime at)
@@ -449,6 +474,7 @@ void engine::on_tick(std::int64_t k)
 
 void engine::run_until(vtime until)
 {
+    until_ = until;
     while (!queue_.empty()) {
         if (interrupt_ && interrupt_->load(std::memory_order_relaxed)) {
             interrupted_ = true;

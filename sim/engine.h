@@ -19,11 +19,11 @@
 #include <exception>
 #include <functional>
 #include <memory>
-#include <queue>
 #include <string>
 #include <vector>
 
 #include "machine/machine.h"
+#include "sim/event_queue.h"
 #include "sim/event_source.h"
 #include "sim/kernel/task.h"
 #include "sim/observer.h"
@@ -73,6 +73,10 @@ struct engine_config {
     vtime lookahead_ns = 1000;
     vtime sched_slice_ns = 3'000'000;  // CFS-like slice for tasks sharing a CPU
     std::size_t stack_bytes = 128 * 1024;
+    // Shortcuts that give byte-identical runs (post_now(), suspend()); off:
+    // every event takes the trip through the queue, the reference the fast
+    // paths are checked against (tests/sim/fast_path_test.cpp).
+    bool fast_paths = true;
 };
 
 class engine {
@@ -92,6 +96,12 @@ public:
     std::uint8_t add_source(event_source* s);
     // Queue an event for `source` at `at`: its on_event(what, arg) runs then.
     void post(std::uint8_t source, vtime at, std::uint8_t what, std::uint32_t arg);
+    // post() at now() from the running task, which then suspend()s. When
+    // that event is the one the loop would take next, it runs here at once
+    // (on_event on the task's stack, counted as an event) instead of a trip
+    // through the queue: the same events in the same order, so the run is
+    // byte-identical (tests/sim/fast_path_test.cpp).
+    void post_now(std::uint8_t source, std::uint8_t what, std::uint32_t arg);
     // A source that needs to hear of preemption points (RCU asking laggard
     // CPUs for a quiescent state) switches them on; off when it no longer does.
     void want_preemption_points(bool on) { preemption_points_ = on; }
@@ -111,7 +121,9 @@ public:
     task& task_by_id(std::uint32_t id) { return *tasks_[id]; }
     std::size_t num_tasks() const { return tasks_.size(); }
     unsigned live_threads() const { return live_threads_; }
-    unsigned cpu() const;  // the current task's CPU
+    // The current task's CPU. Inline, as charge() and attention(): the
+    // model's every access asks (sim_env.h).
+    unsigned cpu() const { return static_cast<unsigned>(tasks_[static_cast<std::size_t>(current_)]->cpu); }
     bool cpu_idle(unsigned c) const { return cpus_[c].current < 0 && cpus_[c].runqueue.empty(); }
 
     // Advance the current task's clock; yields when past the lookahead.
@@ -140,7 +152,8 @@ public:
     // Wake `t` at `at` unless it was woken since; sets t.timed_out if so.
     void wake_on_timeout(task& t, vtime at);
     // The running task stops, keeping its CPU, until a source resume()s it
-    // (a cache-line access waiting for its service).
+    // (a cache-line access waiting for its service). When its resumption is
+    // the loop's next event anyway, it runs on without leaving its fiber.
     void suspend();
     // The suspended task `t` runs on at `at`.
     void resume(task& t, vtime at);
@@ -179,12 +192,22 @@ private:
         std::uint32_t gen;
         bool operator>(const event& o) const { return t != o.t ? t > o.t : seq > o.seq; }
     };
+    struct event_before {
+        bool operator()(const event& a, const event& b) const { return b > a; }
+    };
 
     void push(vtime t, ev_kind k, std::uint32_t a, std::uint32_t gen = 0, std::uint8_t source = 0,
               std::uint8_t what = 0);
     bool sources_idle() const;
+    // Whether an event at `t` queued now would be the loop's next.
+    bool next_event_at(vtime t) const
+    {
+        return t <= until_ && (queue_.empty() || queue_.top().t > t) &&
+               !(interrupt_ && interrupt_->load(std::memory_order_relaxed));
+    }
+    bool resume_is_next(const task& t) const;
     void charge_slow();
-    bool attention() const;
+    bool attention() const { return resched_flags_ != 0 || preemption_points_ || tearing_down_; }
     void set_horizon(vtime h)
     {
         horizon_ = h;
@@ -217,12 +240,13 @@ private:
     vtime tick_ns_;
     vtime now_ = 0;
     vtime horizon_ = 0;
+    vtime until_ = 0;  // run_until()'s bound
     std::uint64_t seq_ = 0;
     std::uint64_t events_ = 0;
     const std::atomic<bool>* interrupt_ = nullptr;
     bool interrupted_ = false;
     std::uint64_t trace_hash_ = 0xcbf29ce484222325ull;
-    std::priority_queue<event, std::vector<event>, std::greater<event>> queue_;
+    quad_heap<event, event_before> queue_;
     std::vector<std::unique_ptr<task>> tasks_;
     std::vector<vcpu> cpus_;
     std::vector<event_source*> sources_;

@@ -4,8 +4,8 @@
 
 namespace futexsim::sim {
 
-sim_process::sim_process(const machine& m, std::uint64_t seed)
-    : eng_(m, seed), cache_(eng_), rcu_(eng_), env_(eng_, cache_, rcu_), futex_(env_)
+sim_process::sim_process(const machine& m, std::uint64_t seed, engine_config cfg)
+    : eng_(m, seed, cfg), cache_(eng_), rcu_(eng_), env_(eng_, cache_, rcu_), futex_(env_)
 {
     env_.on_trace = [this](const model::trace_point& tp) { on_trace(tp); };
 }

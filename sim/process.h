@@ -23,7 +23,7 @@ namespace futexsim::sim {
 
 class sim_process final : public workload_process {
 public:
-    sim_process(const machine& m, std::uint64_t seed);
+    sim_process(const machine& m, std::uint64_t seed, engine_config cfg = {});
     ~sim_process() override;
     sim_process(const sim_process&) = delete;
     sim_process& operator=(const sim_process&) = delete;

@@ -58,7 +58,9 @@ run_result simulate(const run_options& opt, const sim_options& sopt)
     std::unique_ptr<schedule_strategy> strategy;
     // Declared before the process, which may call it while it is torn down.
     std::unique_ptr<trace_writer> tracer;
-    sim_process proc(opt.mach, opt.seed);
+    engine_config ecfg;
+    ecfg.fast_paths = sopt.fast_paths;
+    sim_process proc(opt.mach, opt.seed, ecfg);
     if (sopt.strategy.kind != strategy_kind::fifo || !sopt.strategy.schedule.empty()) {
         strategy_options so = sopt.strategy;
         so.seed = opt.seed;

@@ -18,6 +18,9 @@ struct sim_options {
     // trace_end_ms < 0: the end of the measured run.
     std::string trace_path;
     double trace_start_ms = 0, trace_end_ms = -1;
+    // false: no fast path (engine_config::fast_paths); the same result,
+    // byte for byte, only slower.
+    bool fast_paths = true;
 };
 
 // Throws std::invalid_argument for options the workload cannot take.

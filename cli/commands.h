@@ -43,5 +43,6 @@ void register_replay(CLI::App& app);
 void register_calibrate(CLI::App& app);
 void register_sweep(CLI::App& app);
 void register_report(CLI::App& app);
+void register_selftests(CLI::App& app);
 
 }  // namespace futexsim::cli

@@ -5,7 +5,9 @@
 //
 // Differences of form, not of behaviour:
 // - `current->mm` is an explicit `mm` argument; the environment is mm->env.
-// - Only process-private keys are modelled (futex_key_is_private() is true).
+// - Shared keys are mm-based (anonymous memory) only: futex_hash() sends
+//   them to the global hash and takes no private-hash reference, as the
+//   kernel does; inode-based keys are not modelled.
 // - mmget()/mmput_async() are left out: the model's mm outlives its RCU
 //   callbacks by construction.
 #pragma once
@@ -78,11 +80,15 @@ void futex_hash_put(futex_hash_bucket<Env>* hb)
     futex_private_hash_put(fph);
 }
 
-// __futex_hash_private(): NULL means "use the global hash".
+// __futex_hash_private(): NULL means "use the global hash", as for every
+// shared key.
 template <class Env>
 futex_hash_bucket<Env>* __futex_hash_private(mm_struct<Env>* mm, const futex_key& key,
                                              private_hash<Env>* fph)
 {
+    if (!futex_key_is_private(key))
+        return nullptr;
+
     if (!fph)
         fph = mm->env->atomic_read(mm->futex_phash);  // rcu_dereference()
     if (!fph || !fph->hash_mask)
@@ -194,7 +200,8 @@ private_hash<Env>* futex_private_hash(mm_struct<Env>* mm)
     }
 }
 
-// futex_hash(): the bucket for `key`, holding a reference on its hash.
+// futex_hash(): the bucket for `key`, holding a reference on its hash if it
+// is a private one (a global bucket's priv is NULL: no reference, no pivot).
 template <class Env>
 futex_hash_bucket<Env>* futex_hash(mm_struct<Env>* mm, const futex_key& key)
 {

@@ -84,6 +84,25 @@ inline int futex_atomic_op_inuser_local(int op, std::uint32_t oparg, std::uint32
 
 inline constexpr int FUTEX_NO_NODE = -1;
 
+// include/uapi/linux/futex.h: an op without this flag is process-shared.
+inline constexpr int FUTEX_PRIVATE_FLAG = 128;
+
+// kernel/futex/futex.h (CONFIG_MMU): the FLAGS_ bit futex_to_flags() sets
+// for an op without FUTEX_PRIVATE_FLAG. The model's functions take only
+// this bit of the kernel's flags (no size, clock or NUMA bits).
+inline constexpr unsigned FLAGS_SHARED = 0x0010;
+
+// futex_to_flags(), its FUTEX_PRIVATE_FLAG part.
+constexpr unsigned futex_to_flags(int op)
+{
+    return (op & FUTEX_PRIVATE_FLAG) ? 0u : FLAGS_SHARED;
+}
+
+// include/linux/futex.h: the low bits of key.offset say what kind of key it
+// is (00 private, 01 inode-based shared, 10 mm-based shared).
+inline constexpr std::uint32_t FUT_OFF_INODE = 1;
+inline constexpr std::uint32_t FUT_OFF_MMSHARED = 2;
+
 // sizeof(struct futex_hash_bucket) on x86-64: ____cacheline_aligned_in_smp.
 inline constexpr std::size_t futex_hash_bucket_size = 64;
 
@@ -113,16 +132,24 @@ struct trace_point {
     long value = 0;
 };
 
-// union futex_key, private part: (mm, address, offset). `mm_id` stands in
-// for the mm pointer so that hashing is deterministic across runs.
+// union futex_key, its private layout (mm, address, offset), which the
+// kernel also uses for a shared futex on anonymous memory (offset carries
+// FUT_OFF_MMSHARED). `mm_id` stands in for the mm pointer so that hashing
+// is deterministic across runs. Inode-based keys are not modelled.
 struct futex_key {
     std::uint64_t address = 0;  // page-aligned address
-    std::uint32_t offset = 0;   // offset within the page
+    std::uint32_t offset = 0;   // offset within the page, | FUT_OFF_* for a shared key
     std::uint64_t mm_id = 0;
     int node = FUTEX_NO_NODE;
 
     friend bool operator==(const futex_key&, const futex_key&) = default;
 };
+
+// futex_key_is_private() (kernel/futex/futex.h): neither shared bit is set.
+inline bool futex_key_is_private(const futex_key& key)
+{
+    return !(key.offset & (FUT_OFF_INODE | FUT_OFF_MMSHARED));
+}
 
 template <class Env>
 struct futex_hash_bucket;

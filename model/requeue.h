@@ -1,5 +1,5 @@
 // kernel/futex/requeue.c (Linux v6.17): FUTEX_REQUEUE and FUTEX_CMP_REQUEUE
-// on process-private futexes.
+// on process-private futexes and on shared ones on anonymous memory.
 //
 // Left out: every PI path. FUTEX_WAIT_REQUEUE_PI / FUTEX_CMP_REQUEUE_PI
 // (futex_wait_requeue_pi(), futex_proxy_trylock_atomic(),
@@ -45,8 +45,8 @@ void requeue_futex(Env& env, futex_q<Env>* q, futex_hash_bucket<Env>* hb1,
 // first check under both bucket locks that *uaddr1 still holds *cmpval,
 // else -EAGAIN. Returns the number woken plus the number moved.
 template <class Env>
-int futex_requeue(mm_struct<Env>* mm, std::uint64_t uaddr1, std::uint64_t uaddr2, int nr_wake,
-                  int nr_requeue, const std::uint32_t* cmpval)
+int futex_requeue(mm_struct<Env>* mm, std::uint64_t uaddr1, unsigned int flags1, std::uint64_t uaddr2,
+                  unsigned int flags2, int nr_wake, int nr_requeue, const std::uint32_t* cmpval)
 {
     Env& env = *mm->env;
     futex_key key1;
@@ -56,10 +56,10 @@ int futex_requeue(mm_struct<Env>* mm, std::uint64_t uaddr1, std::uint64_t uaddr2
     if (nr_wake < 0 || nr_requeue < 0)
         return -EINVAL_;
 
-    int ret = get_futex_key(mm, uaddr1, &key1);
+    int ret = get_futex_key(mm, uaddr1, flags1, &key1);
     if (ret)
         return ret;
-    ret = get_futex_key(mm, uaddr2, &key2);
+    ret = get_futex_key(mm, uaddr2, flags2, &key2);
     if (ret)
         return ret;
 

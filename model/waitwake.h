@@ -11,10 +11,11 @@
 // - Wakes happen at the point the kernel queues them (futex_wake_mark()
 //   calls env.wake_up_task() under the bucket lock) rather than through a
 //   wake_q after the unlock.
-// - Only the process-private, 32-bit, non-PI futex is modelled: no FLAGS_*
-//   argument, no pi_state/rt_waiter checks (nothing here can queue a PI
-//   waiter), and the FLAGS_SHARED `goto retry` paths are the
-//   `retry_private` ones.
+// - Only 32-bit, non-PI futexes, private or shared on anonymous memory:
+//   `flags` carries FLAGS_SHARED only, there are no pi_state/rt_waiter
+//   checks (nothing here can queue a PI waiter), and the FLAGS_SHARED
+//   `goto retry` paths (which take the key again) are the `retry_private`
+//   ones: an anonymous page's key does not change.
 // - The timeout is relative (timeout_ns, < 0 for none) and armed by the
 //   environment's futex_sleep(); the kernel's hrtimer is absolute.
 #pragma once
@@ -33,9 +34,12 @@ inline constexpr unsigned FUTEX_BITSET_MATCH_ANY = 0xffffffff;
 // through the restart block.
 inline constexpr int ERESTART_RESTARTBLOCK_ = 516;
 
-// get_futex_key(), process-private case: (mm, page address, offset).
+// get_futex_key(): (mm, page address, offset) for a private futex, and the
+// same with FUT_OFF_MMSHARED in the offset for a shared one, since all user
+// memory here is anonymous (the kernel's PageAnon case; its
+// get_user_pages_fast() and page reference are not charged).
 template <class Env>
-int get_futex_key(mm_struct<Env>* mm, std::uint64_t uaddr, futex_key* key)
+int get_futex_key(mm_struct<Env>* mm, std::uint64_t uaddr, unsigned int flags, futex_key* key)
 {
     key->offset = static_cast<std::uint32_t>(uaddr % 4096);
     if (uaddr % sizeof(std::uint32_t))
@@ -43,6 +47,8 @@ int get_futex_key(mm_struct<Env>* mm, std::uint64_t uaddr, futex_key* key)
     key->address = uaddr - key->offset;
     key->mm_id = mm->id;
     key->node = FUTEX_NO_NODE;
+    if (flags & FLAGS_SHARED)
+        key->offset |= FUT_OFF_MMSHARED;  // ref taken on mm
     return 0;
 }
 
@@ -213,13 +219,13 @@ void futex_wake_mark(Env& env, futex_q<Env>* q)
 // futex_wake(): wake up to nr_wake waiters on uaddr. With nobody waiting it
 // takes and drops a hash reference and touches no bucket lock.
 template <class Env>
-int futex_wake(mm_struct<Env>* mm, std::uint64_t uaddr, int nr_wake, unsigned bitset)
+int futex_wake(mm_struct<Env>* mm, std::uint64_t uaddr, unsigned int flags, int nr_wake, unsigned bitset)
 {
     Env& env = *mm->env;
     futex_key key;
     if (!bitset)
         return -EINVAL_;
-    int ret = get_futex_key(mm, uaddr, &key);
+    int ret = get_futex_key(mm, uaddr, flags, &key);
     if (ret)
         return ret;
 
@@ -297,16 +303,16 @@ int futex_atomic_op_inuser(Env& env, std::uint32_t encoded_op, std::uint64_t uad
 // *uaddr2, wake up to nr_wake waiters on uaddr1 and, if the comparison on
 // the old value of *uaddr2 holds, up to nr_wake2 on uaddr2.
 template <class Env>
-int futex_wake_op(mm_struct<Env>* mm, std::uint64_t uaddr1, std::uint64_t uaddr2, int nr_wake,
-                  int nr_wake2, int op)
+int futex_wake_op(mm_struct<Env>* mm, std::uint64_t uaddr1, unsigned int flags, std::uint64_t uaddr2,
+                  int nr_wake, int nr_wake2, int op)
 {
     Env& env = *mm->env;
     futex_key key1;
     futex_key key2;
-    int ret = get_futex_key(mm, uaddr1, &key1);
+    int ret = get_futex_key(mm, uaddr1, flags, &key1);
     if (ret)
         return ret;
-    ret = get_futex_key(mm, uaddr2, &key2);
+    ret = get_futex_key(mm, uaddr2, flags, &key2);
     if (ret)
         return ret;
 
@@ -377,12 +383,12 @@ sleep_end futex_do_wait(Env& env, futex_q<Env>* q, long timeout_ns)
 // mismatch returns -EWOULDBLOCK at once. A fault falls through to the
 // locked path, which handles it as v6.17 does.
 template <class Env>
-int futex_wait_setup(mm_struct<Env>* mm, std::uint64_t uaddr, std::uint32_t val, futex_q<Env>* q,
-                     const futex_key* key2, void* task)
+int futex_wait_setup(mm_struct<Env>* mm, std::uint64_t uaddr, std::uint32_t val, unsigned int flags,
+                     futex_q<Env>* q, const futex_key* key2, void* task)
 {
     Env& env = *mm->env;
     std::uint32_t uval = 0;
-    int ret = get_futex_key(mm, uaddr, &q->key);
+    int ret = get_futex_key(mm, uaddr, flags, &q->key);
     if (ret)
         return ret;
 
@@ -425,8 +431,8 @@ int futex_wait_setup(mm_struct<Env>* mm, std::uint64_t uaddr, std::uint32_t val,
 
 // __futex_wait(): set up, sleep, and find out why we woke.
 template <class Env>
-int __futex_wait(mm_struct<Env>* mm, std::uint64_t uaddr, std::uint32_t val, long timeout_ns,
-                 unsigned bitset)
+int __futex_wait(mm_struct<Env>* mm, std::uint64_t uaddr, unsigned int flags, std::uint32_t val,
+                 long timeout_ns, unsigned bitset)
 {
     Env& env = *mm->env;
     futex_q<Env> q;  // futex_q_init
@@ -435,7 +441,7 @@ int __futex_wait(mm_struct<Env>* mm, std::uint64_t uaddr, std::uint32_t val, lon
     q.bitset = bitset;
 
     for (;;) {  // retry
-        const int ret = futex_wait_setup(mm, uaddr, val, &q, static_cast<const futex_key*>(nullptr),
+        const int ret = futex_wait_setup(mm, uaddr, val, flags, &q, static_cast<const futex_key*>(nullptr),
                                          env.current_task());
         if (ret)
             return ret;
@@ -455,10 +461,10 @@ int __futex_wait(mm_struct<Env>* mm, std::uint64_t uaddr, std::uint32_t val, lon
 
 // futex_wait(): FUTEX_WAIT / FUTEX_WAIT_BITSET. timeout_ns < 0: no timeout.
 template <class Env>
-int futex_wait(mm_struct<Env>* mm, std::uint64_t uaddr, std::uint32_t val, long timeout_ns,
-               unsigned bitset)
+int futex_wait(mm_struct<Env>* mm, std::uint64_t uaddr, unsigned int flags, std::uint32_t val,
+               long timeout_ns, unsigned bitset)
 {
-    const int ret = __futex_wait(mm, uaddr, val, timeout_ns, bitset);
+    const int ret = __futex_wait(mm, uaddr, flags, val, timeout_ns, bitset);
     // With a timeout, an interrupted wait restarts through the restart block.
     if (timeout_ns >= 0 && ret == -ERESTARTSYS_)
         return -ERESTART_RESTARTBLOCK_;

@@ -36,29 +36,35 @@ struct model_process {
     model_process(const model_process&) = delete;
     model_process& operator=(const model_process&) = delete;
 
-    // --- the futex system calls on private futexes ----------------------
+    // --- the futex system calls ------------------------------------------
+    // `flags` is the model's FLAGS_SHARED or 0 (futex_to_flags() of the op):
+    // private unless a caller asks, as glibc's mutexes and condition
+    // variables do; a shared call on this (anonymous) memory uses the global
+    // hash and no private-hash reference.
     int futex_wait(std::uint64_t uaddr, std::uint32_t val, long timeout_ns = -1,
-                   unsigned bitset = model::FUTEX_BITSET_MATCH_ANY)
+                   unsigned bitset = model::FUTEX_BITSET_MATCH_ANY, unsigned flags = 0)
     {
-        return model::futex_wait(&mm, uaddr, val, timeout_ns, bitset);
+        return model::futex_wait(&mm, uaddr, flags, val, timeout_ns, bitset);
     }
-    int futex_wake(std::uint64_t uaddr, int nr_wake, unsigned bitset = model::FUTEX_BITSET_MATCH_ANY)
+    int futex_wake(std::uint64_t uaddr, int nr_wake, unsigned bitset = model::FUTEX_BITSET_MATCH_ANY,
+                   unsigned flags = 0)
     {
-        return model::futex_wake(&mm, uaddr, nr_wake, bitset);
+        return model::futex_wake(&mm, uaddr, flags, nr_wake, bitset);
     }
-    int futex_requeue(std::uint64_t uaddr1, std::uint64_t uaddr2, int nr_wake, int nr_requeue)
+    int futex_requeue(std::uint64_t uaddr1, std::uint64_t uaddr2, int nr_wake, int nr_requeue,
+                      unsigned flags = 0)
     {
-        return model::futex_requeue(&mm, uaddr1, uaddr2, nr_wake, nr_requeue, nullptr);
+        return model::futex_requeue(&mm, uaddr1, flags, uaddr2, flags, nr_wake, nr_requeue, nullptr);
     }
     int futex_cmp_requeue(std::uint64_t uaddr1, std::uint64_t uaddr2, int nr_wake, int nr_requeue,
-                          std::uint32_t cmpval)
+                          std::uint32_t cmpval, unsigned flags = 0)
     {
-        return model::futex_requeue(&mm, uaddr1, uaddr2, nr_wake, nr_requeue, &cmpval);
+        return model::futex_requeue(&mm, uaddr1, flags, uaddr2, flags, nr_wake, nr_requeue, &cmpval);
     }
     int futex_wake_op(std::uint64_t uaddr1, std::uint64_t uaddr2, int nr_wake, int nr_wake2,
-                      std::uint32_t op)
+                      std::uint32_t op, unsigned flags = 0)
     {
-        return model::futex_wake_op(&mm, uaddr1, uaddr2, nr_wake, nr_wake2, static_cast<int>(op));
+        return model::futex_wake_op(&mm, uaddr1, flags, uaddr2, nr_wake, nr_wake2, static_cast<int>(op));
     }
     int prctl_futex_hash(unsigned long op, unsigned long arg)
     {

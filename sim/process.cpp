@@ -97,16 +97,27 @@ void sim_process::user_work(vtime ns)
 
 int sim_process::sys_futex_wake(std::uint64_t uaddr, int nr_wake)
 {
+    return sys_futex_wake(uaddr, nr_wake, model::FUTEX_PRIVATE_FLAG);
+}
+
+int sim_process::sys_futex_wake(std::uint64_t uaddr, int nr_wake, int opflags)
+{
     sys_enter("FUTEX_WAKE");
-    const int ret = futex_.futex_wake(uaddr, nr_wake);
+    const int ret = futex_.futex_wake(uaddr, nr_wake, model::FUTEX_BITSET_MATCH_ANY, model::futex_to_flags(opflags));
     sys_exit();
     return ret;
 }
 
 int sim_process::sys_futex_wait(std::uint64_t uaddr, std::uint32_t val, long timeout_ns)
 {
+    return sys_futex_wait(uaddr, val, timeout_ns, model::FUTEX_PRIVATE_FLAG);
+}
+
+int sim_process::sys_futex_wait(std::uint64_t uaddr, std::uint32_t val, long timeout_ns, int opflags)
+{
     sys_enter("FUTEX_WAIT");
-    const int ret = futex_.futex_wait(uaddr, val, timeout_ns);
+    const int ret = futex_.futex_wait(uaddr, val, timeout_ns, model::FUTEX_BITSET_MATCH_ANY,
+                                      model::futex_to_flags(opflags));
     sys_exit();
     return ret;
 }
@@ -123,8 +134,15 @@ int sim_process::sys_futex_wake_op(std::uint64_t uaddr1, std::uint64_t uaddr2, i
 int sim_process::sys_futex_cmp_requeue(std::uint64_t uaddr1, std::uint64_t uaddr2, int nr_wake,
                                        int nr_requeue, std::uint32_t cmpval)
 {
+    return sys_futex_cmp_requeue(uaddr1, uaddr2, nr_wake, nr_requeue, cmpval, model::FUTEX_PRIVATE_FLAG);
+}
+
+int sim_process::sys_futex_cmp_requeue(std::uint64_t uaddr1, std::uint64_t uaddr2, int nr_wake,
+                                       int nr_requeue, std::uint32_t cmpval, int opflags)
+{
     sys_enter("FUTEX_CMP_REQUEUE");
-    const int ret = futex_.futex_cmp_requeue(uaddr1, uaddr2, nr_wake, nr_requeue, cmpval);
+    const int ret = futex_.futex_cmp_requeue(uaddr1, uaddr2, nr_wake, nr_requeue, cmpval,
+                                             model::futex_to_flags(opflags));
     sys_exit();
     return ret;
 }
@@ -135,6 +153,9 @@ void sim_process::thread_exit()
     sys_enter("exit");
     eng_.charge(static_cast<vtime>(eng_.mach().thread_exit_ns));  // do_exit() up to exit_mm()
     env_.atomic_set(*env_.user_word(tid), 0u);  // put_user(0, clear_child_tid)
+    // The kernel's mm_release() wakes without FUTEX_PRIVATE_FLAG and glibc
+    // joins with LLL_SHARED (a shared key); here both stay private, as every
+    // recorded result was made (docs/kernel-map.md, "Shared keys").
     futex_.futex_wake(tid, 1);
     sys_exit();
 }

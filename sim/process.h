@@ -54,6 +54,14 @@ public:
                           int op) override;
     int sys_futex_cmp_requeue(std::uint64_t uaddr1, std::uint64_t uaddr2, int nr_wake, int nr_requeue,
                               std::uint32_t cmpval) override;
+    // The same calls with the op's FUTEX_PRIVATE_FLAG as the caller passes it
+    // (`opflags`: FUTEX_PRIVATE_FLAG or 0), as the kernel's selftests do; the
+    // overrides above are FUTEX_PRIVATE_FLAG. Without it the key is shared
+    // (FUT_OFF_MMSHARED) and the call uses the global hash.
+    int sys_futex_wake(std::uint64_t uaddr, int nr_wake, int opflags);
+    int sys_futex_wait(std::uint64_t uaddr, std::uint32_t val, long timeout_ns, int opflags);
+    int sys_futex_cmp_requeue(std::uint64_t uaddr1, std::uint64_t uaddr2, int nr_wake, int nr_requeue,
+                              std::uint32_t cmpval, int opflags);
     int sys_prctl_futex_hash(unsigned long op, unsigned long arg) override;
     // pthread_create(): clone() runs copy_process() in the parent, then the
     // child starts on one of `allowed`.

@@ -34,7 +34,7 @@ namespace futexsim::model {
 using registered_policies = policy_list_cat<policy_list<
     stock_policy,         // id 0: Linux v6.17
     wait_for_new_policy,  // the maintainer's draft
-    rwsem_gate_policy     // the reporter's percpu-rwsem prototype
+    rwsem_gate_policy     // the reporter's percpu-rwsem prototype, reconstructed
     >, extra_policies>;
 
 // The id of the policy called `name`, if there is one.

@@ -1,4 +1,6 @@
-// rwsem-gate: the reporter's prototype (docs/policies.md). Every futex
+// rwsem-gate: the project's reconstruction of the reporter's prototype, whose
+// code is not in the public thread, only its description (docs/policies.md,
+// "Where each policy comes from"). Every futex
 // operation is a reader of a per-mm gate, a percpu_rw_semaphore
 // (model/percpu_rwsem.h, kernel/locking/percpu-rwsem.c, with the rcu_sync of
 // model/rcu_sync.h, kernel/rcu/sync.c); a pivot is its writer. The gate is
@@ -27,7 +29,9 @@
 //      to sleep, unless it was woken meanwhile).
 // Doing the pivot after the operation, not before it, matters for a waiter:
 // it is queued while it pivots, so a requeue or wake that comes meanwhile
-// finds it, as the futex_requeue selftest expects. A pivot is never started
+// finds it, as the futex_requeue selftest expects. This rule was chosen to
+// match that reported outcome: the earlier one (the next operation to start
+// is the writer) failed the selftest at HZ=250. A pivot is never started
 // while the environment unwinds the task's stack (env.unwinding(): the
 // simulator tearing its fibers down, model/env.h).
 // A wait's read section is futex_wait_setup(): a waiter never sleeps inside

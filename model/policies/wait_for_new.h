@@ -7,7 +7,8 @@
 //
 // Faithfully, the draft does not gate futex_requeue() (nor the PI paths the
 // model leaves out): that is how it breaks the futex_requeue and
-// futex_requeue_pi selftests.
+// futex_requeue_pi selftests. Its check comes before any key is taken, so it
+// gates shared calls too (the selftests' calls are shared).
 //
 // Difference of placement: the draft's check sits in futex_wait(), before
 // __futex_wait()'s retry label; here it runs from futex_wait_setup(), the

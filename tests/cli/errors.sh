@@ -53,6 +53,12 @@ check "--trace-window needs --trace" run --seconds 0.001 --trace-window 0:1
 check "--runs 2 must be 1" run --seconds 0.001 --trace /tmp/futexsim_errors_trace.json --runs 2
 check "--trace '/nonexistent/t.json': cannot write" run --seconds 0.001 --trace /nonexistent/t.json
 rm -f /tmp/futexsim_errors_trace.json
+check "unknown policy 'nope'" selftests --policy nope
+check "unknown machine 'cray'" selftests --machine cray
+check "--kernel 'v9'" selftests --kernel v9
+check "--runs" selftests --runs 0
+check "--hz" selftests --hz 5
+check "--machine-file" selftests --machine-file /nonexistent.json
 check "--case is required" replay
 check "unknown operation 'X'" replay --case X9
 check "words are 0-3" replay --case W7

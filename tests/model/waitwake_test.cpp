@@ -66,14 +66,14 @@ struct fixture {
     model::futex_key key(std::uint64_t uaddr)
     {
         model::futex_key k;
-        REQUIRE(model::get_futex_key(&p.mm, uaddr, &k) == 0);
+        REQUIRE(model::get_futex_key(&p.mm, uaddr, 0, &k) == 0);
         return k;
     }
 
     // FUTEX_WAIT up to the sleep: q queued on uaddr, nothing held.
     int queue(q_t& q, std::uint64_t uaddr, std::uint32_t val, void* task = nullptr)
     {
-        return model::futex_wait_setup(&p.mm, uaddr, val, &q, nullptr, task);
+        return model::futex_wait_setup(&p.mm, uaddr, val, 0, &q, nullptr, task);
     }
 };
 
@@ -438,8 +438,8 @@ TEST_CASE("on the global hash no reference is taken", "[waitwake]")
     REQUIRE(p.current() == nullptr);
     q_t a;
     q_t b;
-    REQUIRE(model::futex_wait_setup(&p.mm, F1, 0, &a, nullptr, nullptr) == 0);
-    REQUIRE(model::futex_wait_setup(&p.mm, F1, 0, &b, nullptr, nullptr) == 0);
+    REQUIRE(model::futex_wait_setup(&p.mm, F1, 0, 0, &a, nullptr, nullptr) == 0);
+    REQUIRE(model::futex_wait_setup(&p.mm, F1, 0, 0, &b, nullptr, nullptr) == 0);
     CHECK(a.hb->priv == nullptr);
     CHECK(p.futex_cmp_requeue(F1, F2, 1, 1, 0) == 2);
     CHECK(p.futex_wake_op(F2, F1, 1, 1, model::FUTEX_OP(model::FUTEX_OP_SET, 1, 0, 0)) == 1);
@@ -500,7 +500,7 @@ TEST_CASE("a waiter queued before a rehash is found by a wake after the pivot", 
     q_t other;  // a second waiter, queued behind the sleeper, to watch where the rehash puts it
     p.env.on_futex_sleep([&](q_t* q) {
         CHECK(q->hb->priv == old);
-        REQUIRE(model::futex_wait_setup(&p.mm, F1, 0, &other, nullptr, nullptr) == 0);
+        REQUIRE(model::futex_wait_setup(&p.mm, F1, 0, 0, &other, nullptr, nullptr) == 0);
         CHECK(other.hb == q->hb);
         // The sleeper holds no reference, so the old hash can die.
         REQUIRE(model::futex_hash_allocate(&p.mm, 256, 0) == 0);
@@ -531,4 +531,60 @@ TEST_CASE("a waiter queued before a rehash is found by a wake after the pivot", 
     CHECK(other.lock_ptr == nullptr);
     CHECK(p.references() == initial);
     CHECK(p.env.warnings().empty());
+}
+
+// Shared keys (FLAGS_SHARED, a futex op without FUTEX_PRIVATE_FLAG on
+// anonymous memory): get_futex_key() sets FUT_OFF_MMSHARED, so
+// futex_key_is_private() is false and futex_hash() returns a global bucket,
+// whose priv is NULL: no private-hash reference, whatever the private hash
+// is doing.
+TEST_CASE("a shared wait queues on the global hash with no private reference, and only a shared wake finds it",
+          "[waitwake]")
+{
+    fixture f;
+    model::futex_key k;
+    REQUIRE(model::get_futex_key(&f.p.mm, F1, model::FLAGS_SHARED, &k) == 0);
+    CHECK(!model::futex_key_is_private(k));
+    CHECK((k.offset & model::FUT_OFF_MMSHARED) != 0);
+    CHECK(k.offset % 4096 == (F1 % 4096 | model::FUT_OFF_MMSHARED));
+    CHECK(model::futex_key_is_private(f.key(F1)));
+
+    int task = 0;
+    f.p.env.set_task(&task);
+    int private_woke = -1, shared_woke = -1;
+    std::size_t gets = 0;
+    f.p.env.on_futex_sleep([&](q_t* q) {
+        CHECK(q->hb->priv == nullptr);  // a global bucket
+        CHECK(!model::futex_key_is_private(q->key));
+        CHECK(f.p.references() == f.initial);
+        private_woke = f.p.futex_wake(F1, 1);  // another key: FUTEX_WAKE_PRIVATE misses it
+        gets = f.p.env.trace_log().size();
+        shared_woke = f.p.futex_wake(F1, 1, model::FUTEX_BITSET_MATCH_ANY, model::FLAGS_SHARED);
+    });
+    CHECK(f.p.futex_wait(F1, 0, -1, model::FUTEX_BITSET_MATCH_ANY, model::FLAGS_SHARED) == 0);
+    CHECK(private_woke == 0);
+    CHECK(shared_woke == 1);
+    // The shared wake fired no tracepoint: futex_ref_get() was never called.
+    CHECK(f.p.env.trace_log().size() == gets);
+    CHECK(f.total_waiters() == 0);
+    CHECK(f.chained() == 0);
+    CHECK(f.p.references() == f.initial);
+}
+
+TEST_CASE("shared requeue moves shared waiters between global buckets without private references", "[waitwake]")
+{
+    fixture f;
+    q_t a, b;
+    REQUIRE(model::futex_wait_setup(&f.p.mm, F1, 0, model::FLAGS_SHARED, &a, nullptr, nullptr) == 0);
+    REQUIRE(model::futex_wait_setup(&f.p.mm, F1, 0, model::FLAGS_SHARED, &b, nullptr, nullptr) == 0);
+    // A private requeue sees other keys: nothing to move.
+    CHECK(f.p.futex_cmp_requeue(F1, F2, 0, 2, 0) == 0);
+    CHECK(f.p.futex_cmp_requeue(F1, F2, 1, 1, 0, model::FLAGS_SHARED) == 2);
+    CHECK(a.lock_ptr == nullptr);  // woken
+    REQUIRE(b.hb != nullptr);
+    CHECK(b.hb->priv == nullptr);
+    CHECK(b.key.address == F2 - F2 % 4096);
+    CHECK(f.p.futex_wake(F2, 1, model::FUTEX_BITSET_MATCH_ANY, model::FLAGS_SHARED) == 1);
+    CHECK(f.total_waiters() == 0);
+    CHECK(f.p.references() == f.initial);
 }

@@ -1,12 +1,15 @@
-// The kernel selftest futex_requeue under every pivot policy, on a machine
-// where ten waiter threads trigger an auto-scale pivot.
+// The kernel's futex selftests (sim/selftests.h, `futexsim selftests`)
+// under every pivot policy, on a machine where ten waiter threads trigger an
+// auto-scale pivot. Every test name says "selftest", so that
+// `ctest -R selftest` finds them all.
 #include <catch2/catch.hpp>
 
 #include "model/core.h"
-#include "tests/sim/selftests.h"
+#include "sim/selftests.h"
 
 using namespace futexsim;
 using namespace futexsim::sim;
+namespace model = futexsim::model;
 
 namespace {
 // The Xeon preset at `hz`, with the kernel's default force-quiescent-state
@@ -20,7 +23,7 @@ machine xeon_at(unsigned hz)
 }
 }  // namespace
 
-TEST_CASE("futex_requeue selftest under each policy", "[selftest]")
+TEST_CASE("futex_requeue selftest (shared keys, as the real test) under each policy", "[selftest]")
 {
     // Whether the draft fails depends on the pivot still being pending when
     // the main thread wakes from its 10 ms sleep, so on how long grace
@@ -33,8 +36,9 @@ TEST_CASE("futex_requeue selftest under each policy", "[selftest]")
             int single_failed = 0, multiple_failed = 0;
             std::string returned;  // requeue_multiple's two counts, per seed
             for (std::uint64_t seed = 1; seed <= 8; seed++) {
-                const selftest_result single = run_futex_requeue(m, policy, 1, seed);
-                const selftest_result multiple = run_futex_requeue(m, policy, 10, seed);
+                const selftest_options opt{policy, model::default_kernel_version, seed};
+                const requeue_result single = run_futex_requeue(m, opt, 1);
+                const requeue_result multiple = run_futex_requeue(m, opt, 10);
                 single_failed += !single.passed();
                 multiple_failed += !multiple.passed();
                 returned += " " + std::to_string(multiple.requeued) + "/" + std::to_string(multiple.woken);
@@ -67,15 +71,16 @@ TEST_CASE("futex_requeue selftest under each policy", "[selftest]")
     }
 }
 
-TEST_CASE("futex_wait_timeout and futex_wait_wouldblock under each policy, a pivot pending",
+TEST_CASE("futex_wait_timeout and futex_wait_wouldblock selftests under each policy, a pivot pending",
           "[selftest]")
 {
     const machine m = load_machine_preset("xeon-6975p-snc3");
     for (const char* policy : {"stock", "wait-for-new", "rwsem-gate"}) {
         std::int64_t longest_timeout = 0, longest_wouldblock = 0;
         for (std::uint64_t seed = 1; seed <= 8; seed++) {
-            const wait_call_result t = run_futex_wait_timeout(m, policy, 10, seed);
-            const wait_call_result w = run_futex_wait_wouldblock(m, policy, 10, seed);
+            const selftest_options opt{policy, model::default_kernel_version, seed};
+            const wait_call_result t = run_futex_wait_timeout(m, opt, selftest_wait_pool);
+            const wait_call_result w = run_futex_wait_wouldblock(m, opt, selftest_wait_pool);
             INFO(policy << " seed " << seed);
             // Both selftests pass under every policy, as on real machines: a
             // gate may delay the call, never change what it returns.
@@ -88,4 +93,34 @@ TEST_CASE("futex_wait_timeout and futex_wait_wouldblock under each policy, a piv
         WARN(policy << ": longest 100 us timed wait took " << longest_timeout / 1000
                     << " us, longest mismatched wait " << longest_wouldblock / 1000 << " us");
     }
+}
+
+TEST_CASE("selftests on a 2-CPU host-like machine: every case passes under every policy", "[selftest]")
+{
+    // On 2 CPUs auto-scaling asks for 16 slots, which the process already
+    // has: no pivot, so no gate has anything to do (a 2-CPU kernel ran every
+    // real selftest and passed).
+    machine m = load_machine_preset("xeon-6975p-snc3");
+    m.cpus.resize(2);
+    m.hz = 250;
+    m.rcu_fqs_jiffies = kernel_default_fqs_jiffies(250, 2);
+    for (const char* policy : {"stock", "wait-for-new", "rwsem-gate"}) {
+        const auto cases = run_selftests(m, {policy, model::default_kernel_version, 1}, 2);
+        REQUIRE(cases.size() == 4);
+        for (const auto& c : cases) {
+            INFO(policy << " " << c.test << " " << c.name);
+            CHECK(c.runs == 2);
+            CHECK(c.passed == 2);
+        }
+    }
+}
+
+TEST_CASE("selftest scenarios key their calls as the real selftests do", "[selftest]")
+{
+    const auto cases = run_selftests(load_machine_preset("xeon-6975p-snc3"), {}, 1);
+    REQUIRE(cases.size() == 4);
+    CHECK(cases[0].keys == "shared");   // futex_requeue: opflags 0
+    CHECK(cases[1].keys == "shared");
+    CHECK(cases[2].keys == "shared");   // futex_wait_timeout: futex_wait(&f1, f1, &to, 0)
+    CHECK(cases[3].keys == "private");  // futex_wait_wouldblock: FUTEX_PRIVATE_FLAG
 }

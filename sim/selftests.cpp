@@ -1,0 +1,159 @@
+#include "sim/selftests.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <climits>
+#include <numeric>
+#include <stdexcept>
+#include <vector>
+
+#include "model/core.h"
+#include "sim/process.h"
+
+namespace futexsim::sim {
+
+namespace {
+constexpr long waiter_timeout_ns = 30'000'000;    // futex_requeue's timeout_ns: 30 ms
+constexpr vtime wake_wait_ns = 10'000'000;        // WAKE_WAIT_US: 10 ms
+constexpr long single_call_timeout_ns = 100'000;  // futex_wait_timeout's and _wouldblock's timeout_ns: 100 us
+constexpr int shared = 0;                         // an op without FUTEX_PRIVATE_FLAG
+constexpr int private_ = model::FUTEX_PRIVATE_FLAG;
+
+void set_up(sim_process& proc, const selftest_options& opt)
+{
+    const auto id = model::pivot_policy_id(opt.policy);
+    if (!id)
+        throw std::invalid_argument(
+            fmt::format("unknown policy '{}' (valid: {})", opt.policy, model::pivot_policy_names()));
+    model::futex_set_pivot_policy(&proc.mm(), *id);
+    proc.mm().futex_kernel = opt.kernel;
+}
+
+std::vector<unsigned> all_cpus(const machine& m)
+{
+    std::vector<unsigned> cpus(m.num_cpus());
+    std::iota(cpus.begin(), cpus.end(), 0u);
+    return cpus;
+}
+
+// The main thread grows the process to `pool` parked workers, makes one
+// FUTEX_WAIT (with `opflags`) on a word holding 0, expecting `expected`,
+// and finally wakes and joins the workers.
+wait_call_result run_single_wait(const machine& m, const selftest_options& opt, unsigned pool,
+                                 std::uint32_t expected, int opflags)
+{
+    sim_process proc(m, opt.seed);
+    set_up(proc, opt);
+    engine& eng = proc.eng();
+    const std::vector<unsigned> cpus = all_cpus(m);
+    const std::uint64_t f1 = proc.alloc_futex_word(0);
+    const std::uint64_t idle = proc.alloc_futex_word(0);
+
+    wait_call_result r;
+    eng.spawn("main", cpus, [&] {
+        for (unsigned i = 0; i < pool; i++)
+            proc.sys_clone("worker", cpus, [&] {
+                proc.sys_futex_wait(idle, 0);
+                proc.thread_exit();
+            });
+        const vtime start = eng.now();
+        r.ret = proc.sys_futex_wait(f1, expected, single_call_timeout_ns, opflags);
+        r.elapsed_ns = eng.now() - start;
+        proc.user_store(idle, 1);
+        proc.sys_futex_wake(idle, INT_MAX);
+        proc.join_all();
+    }, 0);
+    eng.run_until(2'000'000'000);
+    return r;
+}
+
+std::string errno_name(int ret)
+{
+    if (ret == -model::ETIMEDOUT_)
+        return "-ETIMEDOUT";
+    if (ret == -model::EWOULDBLOCK_)
+        return "-EWOULDBLOCK";
+    return std::to_string(ret);
+}
+}  // namespace
+
+requeue_result run_futex_requeue(const machine& m, const selftest_options& opt, unsigned waiters)
+{
+    sim_process proc(m, opt.seed);
+    set_up(proc, opt);
+    engine& eng = proc.eng();
+    const std::vector<unsigned> cpus = all_cpus(m);
+
+    requeue_result r;
+    r.expected_requeued = static_cast<int>(waiters);
+    r.expected_woken = waiters == 1 ? 1 : static_cast<int>(waiters) - 3;
+    const std::uint64_t f1 = proc.alloc_futex_word(0);
+    const std::uint64_t f2 = proc.alloc_futex_word(0);
+
+    eng.spawn("main", cpus, [&] {
+        for (unsigned i = 0; i < waiters; i++)
+            proc.sys_clone("waiter", cpus, [&] {
+                proc.sys_futex_wait(f1, 0, waiter_timeout_ns, shared);  // futex_wait(f1, *f1, &to, 0)
+                proc.thread_exit();
+            });
+        proc.sys_nanosleep(wake_wait_ns);  // usleep(WAKE_WAIT_US)
+        if (waiters == 1) {
+            r.requeued = proc.sys_futex_cmp_requeue(f1, f2, 0, 1, 0, shared);
+            r.woken = proc.sys_futex_wake(f2, 1, shared);
+        } else {
+            r.requeued = proc.sys_futex_cmp_requeue(f1, f2, 3, 7, 0, shared);
+            r.woken = proc.sys_futex_wake(f2, INT_MAX, shared);
+        }
+        proc.join_all();
+    }, 0);
+    eng.run_until(2'000'000'000);
+    return r;
+}
+
+wait_call_result run_futex_wait_timeout(const machine& m, const selftest_options& opt, unsigned pool)
+{
+    return run_single_wait(m, opt, pool, 0, shared);  // futex_wait(&f1, f1, &to, 0)
+}
+
+wait_call_result run_futex_wait_wouldblock(const machine& m, const selftest_options& opt, unsigned pool)
+{
+    return run_single_wait(m, opt, pool, 1, private_);  // futex_wait(&f1, f1+1, &to, FUTEX_PRIVATE_FLAG)
+}
+
+std::vector<selftest_case_summary> run_selftests(const machine& m, const selftest_options& opt, unsigned runs,
+                                                 bool (*stop)())
+{
+    std::vector<selftest_case_summary> out = {
+        {"futex_requeue", "requeue_single", "shared", 0, 0, {}, 0},
+        {"futex_requeue", "requeue_multiple", "shared", 0, 0, {}, 0},
+        {"futex_wait_timeout", "futex_wait relative, pivot pending", "shared", 0, 0, {}, 0},
+        {"futex_wait_wouldblock", "futex_wait, pivot pending", "private", 0, 0, {}, 0},
+    };
+    for (unsigned i = 0; i < runs; i++) {
+        if (stop && stop())
+            break;
+        selftest_options o = opt;
+        o.seed = opt.seed + i;
+        for (unsigned w : {1u, 10u}) {
+            const requeue_result r = run_futex_requeue(m, o, w);
+            selftest_case_summary& s = out[w == 1 ? 0 : 1];
+            s.runs++;
+            s.passed += r.passed();
+            s.returned.push_back(fmt::format("{}/{}", r.requeued, r.woken));
+        }
+        const wait_call_result t = run_futex_wait_timeout(m, o, selftest_wait_pool);
+        out[2].runs++;
+        out[2].passed += t.ret == -model::ETIMEDOUT_ && t.elapsed_ns >= single_call_timeout_ns;
+        out[2].returned.push_back(errno_name(t.ret));
+        out[2].longest_ns = std::max(out[2].longest_ns, t.elapsed_ns);
+        const wait_call_result w = run_futex_wait_wouldblock(m, o, selftest_wait_pool);
+        out[3].runs++;
+        out[3].passed += w.ret == -model::EWOULDBLOCK_;
+        out[3].returned.push_back(errno_name(w.ret));
+        out[3].longest_ns = std::max(out[3].longest_ns, w.elapsed_ns);
+    }
+    return out;
+}
+
+}  // namespace futexsim::sim

@@ -1,0 +1,85 @@
+// The kernel's futex selftests (tools/testing/selftests/futex/functional)
+// that a pivot can disturb, as scenarios on the simulator: each issues its
+// futex calls as the real test does (FUTEX_PRIVATE_FLAG or not), with the
+// real test's timing, so that each pivot policy can be run against them on
+// any machine. `futexsim selftests` runs them (cli/selftests_command.cpp).
+//
+// Like the kernel's harness, which forks a child per TEST(), every scenario
+// is a fresh process. What each compares is the test's inner results (what
+// the calls returned), not an exit status.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "machine/machine.h"
+#include "model/kernel_version.h"
+
+namespace futexsim::sim {
+
+struct selftest_options {
+    std::string policy = "stock";  // a name of model::pivot_policy_id()
+    model::kernel_version kernel = model::default_kernel_version;
+    std::uint64_t seed = 1;
+};
+
+// futex_requeue's requeue_single (waiters = 1: cmp_requeue(f1, f2, 0, 1)
+// must return 1, then a wake of f2 must return 1) and requeue_multiple
+// (waiters = 10: cmp_requeue(f1, f2, 3, 7) must return 10, then
+// futex_wake(f2, INT_MAX) must return 7). Each waiter FUTEX_WAITs on f1
+// with a 30 ms timeout; the main thread sleeps 10 ms (WAKE_WAIT_US) first.
+// Every call is made without FUTEX_PRIVATE_FLAG, as the selftest does, so
+// on this anonymous memory they are shared keys on the global hash.
+struct requeue_result {
+    int requeued = 0;  // what futex_cmp_requeue() returned
+    int woken = 0;     // what the following futex_wake() returned
+    int expected_requeued = 0;
+    int expected_woken = 0;
+    bool passed() const { return requeued == expected_requeued && woken == expected_woken; }
+};
+requeue_result run_futex_requeue(const machine& m, const selftest_options& opt, unsigned waiters);
+
+// What one FUTEX_WAIT of a single-call selftest returned, and how long it
+// took in virtual time.
+struct wait_call_result {
+    int ret = 0;
+    std::int64_t elapsed_ns = 0;
+};
+
+// futex_wait_timeout's first call ("futex_wait relative"): FUTEX_WAIT
+// without FUTEX_PRIVATE_FLAG (shared) on a word that holds the expected
+// value, 100 us relative timeout, nobody wakes it: must return -ETIMEDOUT.
+// futex_wait_wouldblock's futex_wait: FUTEX_WAIT with FUTEX_PRIVATE_FLAG,
+// expecting a value the word does not hold: must return -EWOULDBLOCK.
+// The real tests make the call from a single-threaded process; here it is
+// made right after the process has grown to `pool` threads (idle workers
+// parked on another word, FUTEX_WAIT_PRIVATE), so that with pool >= 5 on a
+// machine of 5 or more CPUs a pivot is pending, and a policy that gates
+// waits shows what its gate does to the call. pool = 0 is the real test.
+wait_call_result run_futex_wait_timeout(const machine& m, const selftest_options& opt, unsigned pool);
+wait_call_result run_futex_wait_wouldblock(const machine& m, const selftest_options& opt, unsigned pool);
+
+// One selftest case run over seeds opt.seed, opt.seed + 1, ...: how many
+// runs passed, and what each run's calls returned.
+struct selftest_case_summary {
+    std::string test;     // the selftest binary: futex_requeue, ...
+    std::string name;     // the case within it: requeue_multiple, ...
+    std::string keys;     // "shared" or "private": how the case's calls are keyed
+    unsigned runs = 0;
+    unsigned passed = 0;
+    std::vector<std::string> returned;  // per run: "10/7", "-ETIMEDOUT", ...
+    std::int64_t longest_ns = 0;        // the longest timed call (wait cases)
+};
+
+// The four cases (requeue_single, requeue_multiple, the relative timed
+// wait with a pending pivot, the mismatched wait with a pending pivot),
+// each run `runs` times. Stops early, returning what it has, when
+// `stop()` says so (SIGINT).
+std::vector<selftest_case_summary> run_selftests(const machine& m, const selftest_options& opt, unsigned runs,
+                                                 bool (*stop)() = nullptr);
+
+// The pool the two wait cases grow the process to before their call.
+inline constexpr unsigned selftest_wait_pool = 10;
+
+}  // namespace futexsim::sim

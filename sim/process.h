@@ -30,6 +30,7 @@ public:
 
     engine& eng() { return eng_; }
     rcu_sim& rcu() { return rcu_; }
+    cache_model& cache() { return cache_; }
     sim_env& env() { return env_; }
     model::mm_struct<sim_env>& mm() { return futex_.mm; }
     const pivot_stats& pivots() const { return stats_; }

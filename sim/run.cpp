@@ -149,6 +149,8 @@ run_result simulate(const run_options& opt, const sim_options& sopt)
     else
         r.slots_end = slots_now;
     r.events = eng.events_processed();
+    if (sopt.counters)
+        *sopt.counters = {eng.events_processed(), proc.cache().stats().misses, proc.cache().stats().hits};
     r.trace_hash = eng.trace_hash();
     r.warnings = proc.env().warnings;
     if (r.interrupted)

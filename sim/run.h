@@ -10,6 +10,14 @@
 
 namespace futexsim::sim {
 
+// The engine's own counters, for benchmarks (bench/sim_bench.cpp); not in
+// the run's JSON, which says what was simulated, not how.
+struct sim_counters {
+    std::uint64_t events = 0;         // events the loop processed
+    std::uint64_t line_services = 0;  // cache-line accesses that queued for their line
+    std::uint64_t line_hits = 0;      // accesses served locally
+};
+
 // What only the simulator takes, beside run_options.
 struct sim_options {
     strategy_options strategy;  // which queued task runs next; seed: the run's
@@ -21,6 +29,7 @@ struct sim_options {
     // false: no fast path (engine_config::fast_paths); the same result,
     // byte for byte, only slower.
     bool fast_paths = true;
+    sim_counters* counters = nullptr;  // filled at the end of the run if set
 };
 
 // Throws std::invalid_argument for options the workload cannot take.

@@ -1,0 +1,77 @@
+// The simulator's speed on the reference runs of issue 14 (reproducer 1 on
+// the Xeon preset, CPUs 0-95): 96 threads auto-scaled (latched after the
+// first milliseconds), 96 threads presized (healthy, every operation
+// simulated), 16 threads auto-scaled (healthy). Each iteration is one run;
+// the counters give what a user waits for:
+//   wall_per_vsec       wall seconds per simulated second
+//   cpu_per_vsec        the same in CPU seconds of this process (steadier
+//                       than wall time on a loaded machine)
+//   line_services/s     queued cache-line accesses served per wall second
+//   events/s            engine events per wall second
+//   peak_rss_MiB        the process's peak resident set so far
+// Run by hand: build/futexsim_sim_bench [--benchmark_filter=latched]. The
+// run lengths are arguments (virtual milliseconds); longer runs dilute the
+// ramp-up at the start.
+#include <benchmark/benchmark.h>
+
+#include <sys/resource.h>
+
+#include <ctime>
+
+#include "machine/machine.h"
+#include "run/run_options.h"
+#include "sim/run.h"
+
+namespace {
+
+using namespace futexsim;
+
+double peak_rss_mib()
+{
+    rusage u{};
+    getrusage(RUSAGE_SELF, &u);
+    return static_cast<double>(u.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
+}
+
+void reference_run(benchmark::State& state, unsigned threads, bool presized)
+{
+    run_options o;
+    o.mach = load_machine_preset("xeon-6975p-snc3");
+    o.threads = threads;
+    o.seconds = static_cast<double>(state.range(0)) / 1e3;
+    o.cpus = parse_cpu_list("0-95", o.mach.num_cpus());
+    if (presized)
+        o.presize = 512;
+    sim::sim_counters c;
+    sim::sim_options so;
+    so.counters = &c;
+    std::uint64_t services = 0, events = 0;
+    double wall = 0;
+    const std::clock_t cpu_start = std::clock();
+    for (auto _ : state) {
+        const run_result r = sim::simulate(o, so);
+        wall += r.wall_seconds;
+        services += c.line_services;
+        events += c.events;
+        benchmark::DoNotOptimize(r.ops);
+    }
+    const auto runs = static_cast<double>(state.iterations());
+    const double cpu = static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;
+    state.counters["wall_per_vsec"] = wall / runs / o.seconds;
+    state.counters["cpu_per_vsec"] = cpu / runs / o.seconds;
+    state.counters["line_services/s"] = static_cast<double>(services) / wall;
+    state.counters["events/s"] = static_cast<double>(events) / wall;
+    state.counters["peak_rss_MiB"] = peak_rss_mib();
+}
+
+void latched_96(benchmark::State& s) { reference_run(s, 96, false); }
+void presized_96(benchmark::State& s) { reference_run(s, 96, true); }
+void auto_16(benchmark::State& s) { reference_run(s, 16, false); }
+
+BENCHMARK(latched_96)->Arg(500)->Unit(benchmark::kSecond)->Iterations(1);
+BENCHMARK(presized_96)->Arg(20)->Unit(benchmark::kSecond)->Iterations(1);
+BENCHMARK(auto_16)->Arg(50)->Unit(benchmark::kSecond)->Iterations(1);
+
+}  // namespace
+
+BENCHMARK_MAIN();

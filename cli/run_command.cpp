@@ -313,11 +313,17 @@ void register_run(CLI::App& app)
     auto* trace_window = sub->add_option("--trace-window", a->trace_window,
                                          "START:END virtual milliseconds the trace covers (default: the "
                                          "whole measured run)");
+    auto* fast_forward = sub->add_flag(
+        "--fast-forward", a->sim.fast_forward,
+        "Once the run is stationary (the workload has created its threads, no pivot is pending, the hash "
+        "is per-CPU), measure its rate until the 95% interval is within +/-1%, then extrapolate the rest "
+        "of the run; the line and the JSON say from when (docs/simulator.md, \"Fast-forward\")");
     a->workload.add_to(*sub);
     // Which flags were given, for the checks in run(): those only the
     // simulator takes (in the order the errors name them).
     const std::vector<CLI::Option*> sim_only = {machine,  machine_file, seed,  strategy,
-                                                 pct_depth, schedule,     trace, trace_window};
+                                                 pct_depth, schedule,     trace, trace_window,
+                                                 fast_forward};
     sub->parse_complete_callback([=] {
         auto given = [](const std::vector<CLI::Option*>& options) {
             std::vector<std::string> names;

@@ -13,6 +13,8 @@ std::string line_tail(const run_result& r)
     std::string tail;
     if (r.work_ms >= 0)
         tail += fmt::format(" work={:.3f}ms", r.work_ms);
+    if (r.extrapolated_from_ms >= 0)
+        tail += fmt::format(" extrapolated-from={:.0f}ms(+/-{:.2f} Mops/s)", r.extrapolated_from_ms, r.mops_ci95);
     for (const auto& ph : r.phases)
         tail += fmt::format(" [{} {:.0f}-{:.0f}ms {:.1f} Mops/s slots {}->{}]", ph.name, ph.start_ms,
                             ph.end_ms, ph.mops, ph.slots_start, ph.slots_end);
@@ -92,6 +94,10 @@ std::string with_tail(const run_result& r, nlohmann::ordered_json& j)
 {
     if (r.work_ms >= 0)
         j["work_ms"] = r.work_ms;
+    if (r.extrapolated_from_ms >= 0) {
+        j["extrapolated_from_ms"] = r.extrapolated_from_ms;
+        j["mops_ci95"] = r.mops_ci95;
+    }
     if (!r.phases.empty()) {
         nlohmann::ordered_json phases = nlohmann::ordered_json::array();
         for (const auto& ph : r.phases)

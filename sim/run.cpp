@@ -14,6 +14,7 @@
 #include "run/throughput.h"
 #include "run/workloads/registry.h"
 #include "sim/atomic_share.h"
+#include "sim/fast_forward.h"
 #include "sim/process.h"
 #include "sim/trace_writer.h"
 
@@ -96,6 +97,7 @@ run_result simulate(const run_options& opt, const sim_options& sopt)
     run_result r = result_header(opt);
 
     workload_context ctx{proc, opt, ops, cpus};
+    bool main_returned = false;
     eng.spawn("main", cpus, [&] {
         r.slots_start = proc.sys_prctl_futex_hash(model::PR_FUTEX_HASH_GET_SLOTS, 0);
         if (opt.global_hash || opt.presize) {
@@ -106,6 +108,7 @@ run_result simulate(const run_options& opt, const sim_options& sopt)
         }
         r.slots_set = proc.sys_prctl_futex_hash(model::PR_FUTEX_HASH_GET_SLOTS, 0);
         wl.main(ctx);
+        main_returned = true;
         proc.join_all();
         r.slots_end = proc.sys_prctl_futex_hash(model::PR_FUTEX_HASH_GET_SLOTS, 0);
     }, 0);
@@ -113,7 +116,34 @@ run_result simulate(const run_options& opt, const sim_options& sopt)
     // SIGINT ends the run between two events: the result is then that of
     // the virtual time simulated so far.
     eng.set_interrupt(&sigint_received());
-    eng.run_until(static_cast<vtime>(opt.seconds * 1e9));
+    const auto end = static_cast<vtime>(opt.seconds * 1e9);
+    // Fast-forward: the same events in 1 ms steps (byte-identical to one
+    // step while the run is not stationary), until the sampler has the rate.
+    std::optional<fast_forward_sampler> ff;
+    vtime simulated_to = end;
+    if (sopt.fast_forward && wl.stationary_after_main) {
+        ff.emplace();
+        const fast_forward_rule rule;
+        // Nothing can request a pivot again: the workload is done creating
+        // threads and calling prctl, no pivot is pending, the hash is per-CPU.
+        const auto stationary = [&] {
+            const auto& mm = proc.mm();
+            if (!main_returned || proc.pivots().pending || mm.futex_phash_new)
+                return false;
+            const auto* fph = mm.futex_phash.v;
+            return fph ? fph->state.v == model::FR_PERCPU : opt.global_hash;
+        };
+        for (vtime t = 0; t < end && !eng.interrupted();) {
+            t = std::min(end, t + rule.batch_ns);
+            eng.run_until(t);
+            if (t < end && !eng.interrupted() && ff->observe(t, ops.total(), stationary()))
+                simulated_to = t;
+            if (simulated_to < end)
+                break;
+        }
+    } else {
+        eng.run_until(end);
+    }
     if (eng.interrupted()) {
         r.interrupted = true;
         r.seconds = static_cast<double>(eng.now()) / 1e9;
@@ -130,6 +160,16 @@ run_result simulate(const run_options& opt, const sim_options& sopt)
         const auto bins_run = static_cast<std::size_t>(std::ceil(r.seconds * 1e3 / opt.interval_ms));
         r.per_interval_mops.resize(std::min(r.per_interval_mops.size(), bins_run));
     }
+    if (simulated_to < end) {
+        // The rest of the run at the stationary rate; the bins cover only
+        // what was simulated.
+        r.ops += static_cast<std::uint64_t>(std::llround(ff->rate_per_ns() * static_cast<double>(end - simulated_to)));
+        r.mops = static_cast<double>(r.ops) / opt.seconds / 1e6;
+        r.extrapolated_from_ms = static_cast<double>(simulated_to) / 1e6;
+        r.mops_ci95 = ff->half_width_per_ns() * 1e3;  // ops/ns -> Mops/s
+        r.per_interval_mops.resize(std::min(r.per_interval_mops.size(),
+                                            static_cast<std::size_t>(simulated_to / interval_ns)));
+    }
     r.per_interval_atomic_share = share_bins.shares(r.per_interval_mops.size());
     r.ref_get_percpu = p.ref_get_percpu;
     r.ref_get_atomic = p.ref_get_atomic;
@@ -145,7 +185,7 @@ run_result simulate(const run_options& opt, const sim_options& sopt)
     r.outcome = classify(r, r.seconds);
     ctx.stopping = true;
     if (!r.interrupted)  // interrupted: no drain, slots_end is what it was
-        eng.run_until(static_cast<vtime>(opt.seconds * 1e9) + max_drain_ns);
+        eng.run_until(simulated_to + max_drain_ns);
     else
         r.slots_end = slots_now;
     r.events = eng.events_processed();

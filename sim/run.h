@@ -30,6 +30,8 @@ struct sim_options {
     // byte for byte, only slower.
     bool fast_paths = true;
     sim_counters* counters = nullptr;  // filled at the end of the run if set
+    // Extrapolate a stationary run once its rate is known (sim/fast_forward.h).
+    bool fast_forward = false;
 };
 
 // Throws std::invalid_argument for options the workload cannot take.

@@ -62,6 +62,7 @@ workload_def mixed_wait_workload()
     w.description = "waits that are woken, time out or mismatch in a given ratio (--mix)";
     w.flags = {text_flag("mix", "88.6/9.5/1.9", [](const std::string& text) { parse_mix(text); },
                          "mixed-wait: percentages of waits woken/timed out/mismatched, adding up to 100")};
+    w.stationary_after_main = true;
     w.main = [](workload_context& ctx) {
         const unsigned waiters = std::max(1u, ctx.opt.threads / 2);
         const unsigned wakers = std::max(1u, ctx.opt.threads - waiters);

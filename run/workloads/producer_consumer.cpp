@@ -21,6 +21,7 @@ workload_def producer_consumer_workload()
     workload_def w;
     w.name = "producer-consumer";
     w.description = "FUTEX_WAIT consumers and FUTEX_WAKE producers on 32 shared words (reproducer 2)";
+    w.stationary_after_main = true;
     w.main = [](workload_context& ctx) {
         const auto words = alloc_futex_words(ctx, num_words);
         const unsigned consumers = std::max(1u, ctx.opt.threads / 2);

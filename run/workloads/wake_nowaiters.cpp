@@ -11,6 +11,7 @@ workload_def wake_nowaiters_workload()
     workload_def w;
     w.name = "wake-nowaiters";
     w.description = "FUTEX_WAKE_PRIVATE in a loop on 32 words with no waiters (reproducer 1)";
+    w.stationary_after_main = true;
     w.main = [](workload_context& ctx) {
         const auto words = alloc_futex_words(ctx, 32);
         spawn_wake_loops(ctx, words, 0, ctx.opt.threads, ramp_gap(ctx.opt, ctx.opt.threads));

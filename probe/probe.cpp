@@ -1,6 +1,7 @@
 #include "probe/probe.h"
 
 #include <fmt/format.h>
+#include <sched.h>
 
 #include <algorithm>
 #include <cmath>
@@ -33,7 +34,22 @@ probe_result run_probe(const probe_options& opt, const std::function<void(const 
     probe_result r;
     r.topo = read_host_topology(opt.sysfs_root);
     const auto totals = count_pairs(r.topo);
-    const auto picked = sample_pairs(r.topo, opt.pairs_per_class);
+    auto picked = sample_pairs(r.topo, opt.pairs_per_class);
+    // Only CPUs this process may run on can be pinned (taskset, a cgroup's
+    // cpuset): pairs with another are left out, and the table says so.
+    cpu_set_t allowed;
+    CPU_ZERO(&allowed);
+    if (sched_getaffinity(0, sizeof allowed, &allowed) == 0) {
+        std::size_t dropped = 0;
+        for (auto& cls : picked)
+            dropped += static_cast<std::size_t>(std::erase_if(cls, [&](const std::pair<unsigned, unsigned>& p) {
+                return p.first >= CPU_SETSIZE || p.second >= CPU_SETSIZE || !CPU_ISSET(p.first, &allowed) ||
+                       !CPU_ISSET(p.second, &allowed);
+            }));
+        if (dropped > 0)
+            r.topo.approximations.push_back(fmt::format(
+                "{} sampled pairs were left out: a CPU of theirs is outside this process's affinity mask", dropped));
+    }
     for (unsigned c = 0; c < num_pair_classes; c++) {
         class_result cr;
         cr.cls = static_cast<pair_class>(c);
@@ -132,13 +148,17 @@ probed_machine machine_from_probe(const probe_result& r, const machine& base)
             else if (c >= d && value[c - d])
                 near = c - d;
         }
+        const char* name = pair_class_name(static_cast<pair_class>(c));
+        const std::string why =
+            c < r.classes.size() && r.classes[c].pairs_total > 0
+                ? fmt::format("no {} pair was measured (outside this process's affinity mask, or cut short)", name)
+                : fmt::format("this machine has no {} pair, so no run of this file's topology uses it", name);
         if (near) {
             *target[c] = value[*near].value();
-            src[key] = fmt::format("assumed: this machine has no {} pair, so no run of this file's topology uses "
-                                   "it; set to the nearest measured class ({})",
-                                   pair_class_name(static_cast<pair_class>(c)), pair_class_name(static_cast<pair_class>(*near)));
+            src[key] = fmt::format("assumed: {}; set to the nearest measured class ({})", why,
+                                   pair_class_name(static_cast<pair_class>(*near)));
         } else {
-            src[key] = fmt::format("assumed: this machine has no pair of CPUs to measure; the parser's default");
+            src[key] = fmt::format("assumed: {}, nor any other; the host preset's value", why);
         }
     }
     // per_die_hop: the slope of other-die latency over the LLC-domain

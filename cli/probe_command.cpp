@@ -16,6 +16,7 @@
 #include "machine/machine.h"
 #include "probe/probe.h"
 #include "run/stop_signal.h"
+#include "run/workloads/workload.h"
 
 namespace futexsim::cli {
 
@@ -51,21 +52,28 @@ int run_probe_command(const probe_args& a)
         return interrupted_status;
     }
     probe::probed_machine pm = probe::machine_from_probe(r, load_machine_preset("host"));
-    // kernel_step_ns: the futex path measured, spread over the model's steps.
+    // Entry + exit and kernel_step_ns: the split, through the simulator.
     const probe::summary& path = probe::futex_path(r.split);
-    if (path.n > 0) {
-        const double syscall_ns = compare::split_entry_exit_ns(r.split);
-        const auto d = compare::derive_kernel_step(pm.m, syscall_ns, syscall_ns + 2 + path.median);
+    if (path.n > 0 && r.split.invalid_op.n > 0) {
+        const compare::split_values v = compare::values_from_split(pm.m, r.split);
+        const auto& d = v.step;
+        pm.m.syscall_entry_ns = v.entry_exit_ns / 2;
+        pm.m.syscall_exit_ns = v.entry_exit_ns / 2;
         pm.m.kernel_step_ns = std::max(0.0, d.kernel_step_ns);
+        pm.sources["syscall_entry_ns"] = fmt::format(
+            "measured: futexsim probe, half of a futex() call with an invalid op ({:.1f} ns, the median of {} rounds "
+            "of {} calls, kernel {}) less the {} ns the model's wake loop spends in user mode",
+            r.split.invalid_op.median, r.split.invalid_op.n, r.split.calls, r.split.kernel, wake_loop_user_ns);
+        pm.sources["syscall_exit_ns"] = "measured: futexsim probe, as syscall_entry_ns";
         pm.sources["kernel_step_ns"] = fmt::format(
             "measured: futexsim probe, the futex path of one FUTEX_WAKE_PRIVATE with nobody waiting ({:.1f} ns: "
             "the call less an invalid-op futex() call, paired per round, {} hash) spread over the model's {:.2f} "
             "kernel steps after its fixed {:.1f} ns (two simulations){}",
             path.median, r.split.have_private_hash ? "private" : "global", d.steps, d.fixed_ns,
             d.kernel_step_ns < 0 ? "; the path measured is shorter than the fixed part, so 0" : "");
-        std::cout << fmt::format("kernel_step_ns {:.2f}: the model's FUTEX_WAKE is {:.1f} ns + entry/exit + {:.2f} "
-                                 "steps; the path measured is {:.1f} ns\n",
-                                 pm.m.kernel_step_ns, d.fixed_ns, d.steps, path.median);
+        std::cout << fmt::format("entry+exit {:.1f} ns; kernel_step_ns {:.2f}: the model's FUTEX_WAKE is {:.1f} ns + "
+                                 "entry/exit + {:.2f} steps; the path measured is {:.1f} ns\n",
+                                 v.entry_exit_ns, pm.m.kernel_step_ns, d.fixed_ns, d.steps, path.median);
     }
     const std::string text = machine_file_json(pm.m, pm.shape, pm.sources);
     errno = 0;

@@ -11,6 +11,7 @@
 #include "real/kernel_process.h"
 #include "real/run_real.h"
 #include "run/stop_signal.h"
+#include "run/workloads/workload.h"
 #include "sim/run.h"
 
 namespace futexsim::compare {
@@ -40,10 +41,6 @@ run_options wake_run(const machine& host, unsigned threads, double seconds)
     return o;
 }
 
-// The model's wake loop spends this long in user mode around each call
-// (run/workloads/workload.cpp, loop_user_ns).
-constexpr double model_loop_user_ns = 2;
-
 // ns per FUTEX_WAKE of one simulated thread, steady state.
 double simulated_wake_ns(const machine& base, double syscall_ns, double step_ns)
 {
@@ -62,9 +59,13 @@ double simulated_wake_ns(const machine& base, double syscall_ns, double step_ns)
 
 }  // namespace
 
-double split_entry_exit_ns(const probe::syscall_split& s)
+split_values values_from_split(const machine& m, const probe::syscall_split& s)
 {
-    return std::max(0.0, s.invalid_op.median - model_loop_user_ns);
+    split_values v;
+    const double user = static_cast<double>(wake_loop_user_ns);
+    v.entry_exit_ns = std::max(0.0, s.invalid_op.median - user);
+    v.step = derive_kernel_step(m, v.entry_exit_ns, v.entry_exit_ns + user + probe::futex_path(s).median);
+    return v;
 }
 
 calibration_report::step_derivation derive_kernel_step(const machine& m, double syscall_ns, double wake_ns)
@@ -99,10 +100,9 @@ calibration_report calibrate(const calibration_options& opt, const machine& host
     rep.split = probe::measure_syscall_split(opt.split_rounds, opt.split_calls);
     if (stop())
         return rep;
-    rep.split_syscall_ns = split_entry_exit_ns(rep.split);
-    const probe::summary& path = probe::futex_path(rep.split);
-    rep.split_step = derive_kernel_step(host, rep.split_syscall_ns,
-                                        rep.split_syscall_ns + model_loop_user_ns + path.median);
+    const split_values v = values_from_split(host, rep.split);
+    rep.split_syscall_ns = v.entry_exit_ns;
+    rep.split_step = v.step;
     if (stop())
         return rep;
     // One run on each side, or nothing once SIGINT came.

@@ -66,8 +66,15 @@ std::string calibration_table(const calibration_report& r);
 // than the model's fixed part.
 calibration_report::step_derivation derive_kernel_step(const machine& m, double syscall_ns, double wake_ns);
 
-// Entry + exit from a split: the invalid-op call less the 2 ns the model
-// gives the wake loop in user mode.
-double split_entry_exit_ns(const probe::syscall_split& s);
+// What a split gives a machine: entry + exit, the invalid-op call less
+// the time the model's wake loop spends in user mode (wake_loop_user_ns),
+// and the kernel step at which the model's one-thread FUTEX_WAKE costs the
+// measured one (derive_kernel_step(), on `m`). The futex path is the
+// private hash's where the kernel has one, else the global hash's.
+struct split_values {
+    double entry_exit_ns = 0;
+    calibration_report::step_derivation step;
+};
+split_values values_from_split(const machine& m, const probe::syscall_split& s);
 
 }  // namespace futexsim::compare

@@ -207,22 +207,13 @@ probed_machine machine_from_probe(const probe_result& r, const machine& base)
                 fmt::format("{}: smp_mb() on x86 is a locked add to the stack, so the locked RMW above", by);
         }
     }
-    // The system call: the invalid futex op is entry, dispatch, sys_futex's
-    // decoding and exit; less the 2 ns the model gives the user loop.
-    const syscall_split& s = r.split;
-    if (s.invalid_op.n > 0) {
-        const double entry_exit = std::max(0.0, s.invalid_op.median - 2.0);
-        m.syscall_entry_ns = entry_exit / 2;
-        m.syscall_exit_ns = entry_exit / 2;
-        src["syscall_entry_ns"] =
-            fmt::format("{}, half of a futex() call with an invalid op ({:.1f} ns median of {} batches of {} "
-                        "calls, kernel {}) less the model's 2 ns user loop",
-                        by, s.invalid_op.median, s.invalid_op.n, s.calls, s.kernel);
-        src["syscall_exit_ns"] = "measured: futexsim probe, as syscall_entry_ns";
-    }
     // What the probe does not measure, or reads from the kernel.
     const std::pair<const char*, const char*> rest[] = {
-        {"kernel_step_ns", "assumed: the parser's default (no system-call split measured)"},
+        // The caller derives these from the split with the simulator
+        // (compare::values_from_split()) and says so; without it, the host preset's.
+        {"kernel_step_ns", "assumed: the host preset's (no system-call split measured)"},
+        {"syscall_entry_ns", "assumed: the host preset's (no system-call split measured)"},
+        {"syscall_exit_ns", "assumed: as syscall_entry_ns"},
         {"local_hit_ns", "assumed: an L1 hit, the parser's default"},
         {"lock_hold_ns", "assumed: a few cycles after a locked instruction, the parser's default"},
         {"snoop_leg_fraction", "assumed: the request leg of a one-way transfer, the parser's default"},

@@ -286,9 +286,14 @@ std::string probe_table(const probe_result& r)
             continue;
         }
         std::string pairs;
-        for (const auto& p : c.pairs)
+        bool noisy = false;
+        for (const auto& p : c.pairs) {
             pairs += fmt::format("{}{}-{}: {:.1f} ({:.1f}-{:.1f})", pairs.empty() ? "" : ", ", p.a, p.b,
                                  p.one_way_ns.median, p.one_way_ns.p10, p.one_way_ns.p90);
+            noisy = noisy || p.one_way_ns.n == 0 || p.one_way_ns.p90 > 2 * p.one_way_ns.median;
+        }
+        if (noisy)
+            pairs += "  [noisy: a p90 over twice the median, or no batch; was a CPU of the pair busy?]";
         out += fmt::format("  {:<13} {:>7} {:>8} {:>8.1f} {:>8.1f}-{:<8.1f}  {}\n", pair_class_name(c.cls),
                            c.pairs_total, c.pairs.size(), c.of_pairs.median, c.of_pairs.p10, c.of_pairs.p90, pairs);
     }

@@ -41,6 +41,7 @@ void register_demo(CLI::App& app);
 void register_run(CLI::App& app);
 void register_replay(CLI::App& app);
 void register_calibrate(CLI::App& app);
+void register_probe(CLI::App& app);
 void register_sweep(CLI::App& app);
 void register_report(CLI::App& app);
 void register_selftests(CLI::App& app);

@@ -34,6 +34,7 @@ int main(int argc, char** argv)
     futexsim::cli::register_demo(app);
     futexsim::cli::register_replay(app);
     futexsim::cli::register_calibrate(app);
+    futexsim::cli::register_probe(app);
     futexsim::cli::register_sweep(app);
     futexsim::cli::register_report(app);
     futexsim::cli::register_selftests(app);

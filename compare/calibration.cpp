@@ -7,9 +7,11 @@
 #include <utility>
 
 #include "compare/set_slots_stall.h"
+#include "probe/probe.h"
 #include "real/kernel_process.h"
 #include "real/run_real.h"
 #include "run/stop_signal.h"
+#include "run/workloads/workload.h"
 #include "sim/run.h"
 
 namespace futexsim::compare {
@@ -39,17 +41,70 @@ run_options wake_run(const machine& host, unsigned threads, double seconds)
     return o;
 }
 
+// ns per FUTEX_WAKE of one simulated thread, steady state.
+double simulated_wake_ns(const machine& base, double syscall_ns, double step_ns)
+{
+    machine m = base;
+    m.timing_jitter = 0;
+    m.syscall_entry_ns = syscall_ns / 2;
+    m.syscall_exit_ns = syscall_ns / 2;
+    m.kernel_step_ns = step_ns;
+    run_options o = wake_run(m, 1, 0.05);
+    o.interval_ms = 10;
+    const run_result r = sim::simulate(o);
+    // The last interval: thread creation and the idle exit are behind it.
+    const double mops = r.per_interval_mops.empty() ? r.mops : r.per_interval_mops.back();
+    return mops > 0 ? 1e3 / mops : 0;
+}
+
 }  // namespace
+
+split_values values_from_split(const machine& m, const probe::syscall_split& s)
+{
+    split_values v;
+    const double user = static_cast<double>(wake_loop_user_ns);
+    v.entry_exit_ns = std::max(0.0, s.invalid_op.median - user);
+    v.step = derive_kernel_step(m, v.entry_exit_ns, v.entry_exit_ns + user + probe::futex_path(s).median);
+    return v;
+}
+
+calibration_report::step_derivation derive_kernel_step(const machine& m, double syscall_ns, double wake_ns)
+{
+    calibration_report::step_derivation d;
+    // Whole nanoseconds, so that both runs charge exactly what they say.
+    const double at0 = simulated_wake_ns(m, 0, 0);
+    const double at10 = simulated_wake_ns(m, 0, 10);
+    d.fixed_ns = at0;
+    d.steps = (at10 - at0) / 10;
+    d.kernel_step_ns = d.steps > 0 ? (wake_ns - syscall_ns - d.fixed_ns) / d.steps : 0;
+    return d;
+}
 
 calibration_report calibrate(const calibration_options& opt, const machine& host)
 {
     calibration_report rep;
     rep.hz = host.hz;
+    rep.host_syscall_entry_ns = host.syscall_entry_ns;
+    rep.host_syscall_exit_ns = host.syscall_exit_ns;
+    rep.host_kernel_step_ns = host.kernel_step_ns;
     rep.have_prctl = real::kernel_has_futex_hash_prctl();
 
     // SIGINT: checked after each measurement; the row it cut short is
     // not a measurement and is left out.
     auto stop = [&] { return rep.interrupted = sigint_received().load(); };
+
+    // First, on a machine still quiet of our own runs: what a system call
+    // costs against what the futex path adds, and what that makes of the
+    // host's entry + exit and kernel_step_ns.
+    rep.ghz = probe::core_ghz().median;
+    rep.split = probe::measure_syscall_split(opt.split_rounds, opt.split_calls);
+    if (stop())
+        return rep;
+    const split_values v = values_from_split(host, rep.split);
+    rep.split_syscall_ns = v.entry_exit_ns;
+    rep.split_step = v.step;
+    if (stop())
+        return rep;
     // One run on each side, or nothing once SIGINT came.
     auto both = [&](const run_options& o) -> std::optional<std::pair<run_result, run_result>> {
         run_result s = sim::simulate(o);
@@ -127,6 +182,15 @@ std::string calibration_table(const calibration_report& r)
     out += fmt::format("suggested host syscall entry+exit: {:.0f} ns (a machine file can set "
                        "syscall_entry_ns/syscall_exit_ns)\n",
                        r.suggested_syscall_ns);
+    if (r.split.rounds > 0) {
+        out += probe::split_table(r.split, r.ghz);
+        const auto& d = r.split_step;
+        out += fmt::format("  from the split: entry+exit {:.0f} ns (the invalid op less the model's 2 ns user loop); "
+                           "the model's FUTEX_WAKE is {:.1f} ns + entry/exit + {:.2f} kernel steps, so the path "
+                           "measured gives kernel_step_ns {:.1f} (host preset: {:.0f} + {:.0f} ns and {:.1f})\n",
+                           r.split_syscall_ns, d.fixed_ns, d.steps, d.kernel_step_ns, r.host_syscall_entry_ns,
+                           r.host_syscall_exit_ns, r.host_kernel_step_ns);
+    }
     return out;
 }
 

@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "machine/machine.h"
+#include "probe/measure.h"
 
 namespace futexsim::compare {
 
@@ -15,6 +16,8 @@ struct calibration_options {
     std::vector<unsigned> stall_threads{1, 2, 4};        // SET_SLOTS under N wakers
     unsigned samples = 21;
     double seconds = 0.3;  // per throughput run
+    unsigned split_rounds = 301;  // the system-call split: rounds of
+    unsigned split_calls = 100;   // this many calls per row
 };
 
 struct calibration_row {
@@ -31,6 +34,17 @@ struct calibration_report {
     double simulated_wake_ns = 0;     // the same on the host preset
     double suggested_syscall_ns = 0;  // entry + exit that would make them agree
     unsigned hz = 0;                  // CONFIG_HZ the preset read
+    // The system-call split (probe/measure.h), measured first, and what it
+    // gives the host machine: entry + exit and kernel_step_ns.
+    probe::syscall_split split;
+    double ghz = 0;  // the core clock measured beside it
+    double split_syscall_ns = 0;  // entry + exit from the split
+    double host_syscall_entry_ns = 0, host_syscall_exit_ns = 0, host_kernel_step_ns = 0;  // the preset's
+    struct step_derivation {
+        double fixed_ns = 0;      // the model's one-thread FUTEX_WAKE with no syscall cost and no kernel step
+        double steps = 0;         // kernel steps per FUTEX_WAKE in the model
+        double kernel_step_ns = 0;  // the step at which the model's FUTEX_WAKE costs what was measured
+    } split_step;
     bool have_prctl = false;
     // SIGINT came: `rows` are those measured before it (the row it cut
     // short is left out).
@@ -42,5 +56,25 @@ struct calibration_report {
 calibration_report calibrate(const calibration_options& opt, const machine& host);
 
 std::string calibration_table(const calibration_report& r);
+
+// The kernel_step_ns at which the simulator's one-thread FUTEX_WAKE with
+// nobody waiting (wake-nowaiters) on machine `m`, with system-call entry +
+// exit `syscall_ns`, costs `wake_ns`: two short simulations with the
+// timing jitter off give that cost as fixed_ns + syscall_ns + steps x
+// kernel_step_ns (the model charges whole nanoseconds, so a step is
+// rounded down when simulated). Negative if the path measured is shorter
+// than the model's fixed part.
+calibration_report::step_derivation derive_kernel_step(const machine& m, double syscall_ns, double wake_ns);
+
+// What a split gives a machine: entry + exit, the invalid-op call less
+// the time the model's wake loop spends in user mode (wake_loop_user_ns),
+// and the kernel step at which the model's one-thread FUTEX_WAKE costs the
+// measured one (derive_kernel_step(), on `m`). The futex path is the
+// private hash's where the kernel has one, else the global hash's.
+struct split_values {
+    double entry_exit_ns = 0;
+    calibration_report::step_derivation step;
+};
+split_values values_from_split(const machine& m, const probe::syscall_split& s);
 
 }  // namespace futexsim::compare

@@ -3,6 +3,7 @@
 // field here names a workload or a thread count.
 #pragma once
 
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -112,6 +113,24 @@ machine load_machine_file(const std::string& path);
 // A machine file's text; `origin` (its path, or the preset) names it in
 // messages and in the default description. Presets go through this too.
 machine parse_machine_json(const std::string& json_text, const std::string& origin);
+// A machine file's "topology": the counts a uniform machine is built from.
+struct topology_shape {
+    unsigned sockets = 1;
+    unsigned dies_per_socket = 1;
+    unsigned nodes_per_socket = 1;
+    unsigned cores_per_die = 1;
+    unsigned threads_per_core = 1;
+};
+// The CPUs of a machine of that shape, numbered as Linux numbers them:
+// thread 0 of every core of every socket first, then the SMT siblings in
+// the same order. Throws std::invalid_argument naming a count that does not fit.
+std::vector<cpu_topology> build_topology(const topology_shape& s);
+// A machine file's text for `m` (whose CPUs are build_topology(shape)) and
+// `sources` (parameter to "kind: where from"), in the format
+// parse_machine_json() reads back to the same machine: the one writer of
+// the one format (futexsim probe writes through it).
+std::string machine_file_json(const machine& m, const topology_shape& shape,
+                              const std::map<std::string, std::string>& sources);
 // The kinds of provenance a parameter's source may give, as the first word
 // of its "sources" entry: published, measured, fitted, assumed.
 extern const std::set<std::string> provenance_kinds;

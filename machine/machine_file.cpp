@@ -17,18 +17,6 @@ namespace futexsim {
 
 const std::set<std::string> provenance_kinds = {"published", "measured", "fitted", "assumed"};
 
-namespace {
-
-struct topology_shape {
-    unsigned sockets = 1;
-    unsigned dies_per_socket = 1;
-    unsigned nodes_per_socket = 1;
-    unsigned cores_per_die = 1;
-    unsigned threads_per_core = 1;
-};
-
-// Linux numbering: thread 0 of every core of every socket first, then the
-// SMT siblings in the same order.
 std::vector<cpu_topology> build_topology(const topology_shape& s)
 {
     if (s.sockets == 0 || s.dies_per_socket == 0 || s.nodes_per_socket == 0 ||
@@ -62,6 +50,8 @@ std::vector<cpu_topology> build_topology(const topology_shape& s)
             }
     return cpus;
 }
+
+namespace {
 
 double number(const nlohmann::json& j, const char* key, double fallback, double lo, double hi)
 {
@@ -260,6 +250,59 @@ machine parse_machine_json(const std::string& json_text, const std::string& orig
         }
     }
     return m;
+}
+
+std::string machine_file_json(const machine& m, const topology_shape& shape,
+                              const std::map<std::string, std::string>& sources)
+{
+    // nlohmann's ordered_json keeps the order below, the presets' order.
+    nlohmann::ordered_json j;
+    j["name"] = m.name;
+    j["description"] = m.description;
+    j["arch"] = m.arch == atomic_arch::x86 ? "x86" : "arm64-lse";
+    j["arbitration"] = m.arbitration == line_arbitration::fifo ? "fifo" : "nearest";
+    j["topology"] = {{"sockets", shape.sockets},
+                     {"dies_per_socket", shape.dies_per_socket},
+                     {"nodes_per_socket", shape.nodes_per_socket},
+                     {"cores_per_die", shape.cores_per_die},
+                     {"threads_per_core", shape.threads_per_core}};
+    j["transfer_ns"] = {{"smt_sibling", m.transfer_ns.smt_sibling},
+                        {"same_die", m.transfer_ns.same_die},
+                        {"other_die", m.transfer_ns.other_die},
+                        {"per_die_hop", m.transfer_ns.per_die_hop},
+                        {"other_socket", m.transfer_ns.other_socket}};
+    j["local_hit_ns"] = m.local_hit_ns;
+    j["local_rmw_ns"] = m.local_rmw_ns;
+    j["far_atomic_ns"] = m.far_atomic_ns;
+    j["lock_hold_ns"] = m.lock_hold_ns;
+    j["snoop_leg_fraction"] = m.snoop_leg_fraction;
+    j["timing_jitter"] = m.timing_jitter;
+    j["kernel_step_ns"] = m.kernel_step_ns;
+    j["full_barrier_ns"] = m.full_barrier_ns;
+    j["hz"] = m.hz;
+    j["rcu_preemptible"] = m.rcu_preemptible;
+    j["preempt_full"] = m.preempt_full;
+    j["rcu_fqs_jiffies"] = m.rcu_fqs_jiffies;
+    j["syscall_entry_ns"] = m.syscall_entry_ns;
+    j["syscall_exit_ns"] = m.syscall_exit_ns;
+    j["clone_ns"] = m.clone_ns;
+    j["thread_exit_ns"] = m.thread_exit_ns;
+    j["context_switch_ns"] = m.context_switch_ns;
+    j["idle_states"] = nlohmann::ordered_json::array();
+    for (const idle_state& st : m.idle_states)
+        j["idle_states"].push_back({{"name", st.name},
+                                    {"exit_latency_us", st.exit_latency_ns / 1e3},
+                                    {"target_residency_us", st.target_residency_ns / 1e3}});
+    if (!sources.empty()) {
+        j["sources"] = nlohmann::ordered_json::object();
+        for (const auto& [key, text] : sources)
+            j["sources"][key] = text;
+    }
+    std::string out = j.dump(2) + "\n";
+    // What is written must read back: a value out of range or a source of
+    // no known kind is the writer's bug, caught here rather than by run.
+    parse_machine_json(out, "the written machine file");
+    return out;
 }
 
 }  // namespace futexsim

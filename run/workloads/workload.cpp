@@ -57,7 +57,6 @@ std::vector<std::uint64_t> alloc_futex_words(workload_context& ctx, unsigned cou
 void spawn_wake_loops(workload_context& ctx, const std::vector<std::uint64_t>& words, unsigned from,
                       unsigned to, std::int64_t gap)
 {
-    constexpr std::int64_t loop_user_ns = 2;  // the loop around the syscall, in user mode
     for (unsigned i = from; i < to; i++) {
         if (gap)
             ctx.proc.user_work(gap);
@@ -66,7 +65,7 @@ void spawn_wake_loops(workload_context& ctx, const std::vector<std::uint64_t>& w
             while (!ctx.stopping) {
                 ctx.proc.sys_futex_wake(uaddr, 1);
                 ctx.ops.count();
-                ctx.proc.user_work(loop_user_ns);
+                ctx.proc.user_work(wake_loop_user_ns);
             }
             thread_exit(ctx);
         });

@@ -82,6 +82,11 @@ struct workload_def {
 // `count` futex words, each on its own line.
 std::vector<std::uint64_t> alloc_futex_words(workload_context& ctx, unsigned count);
 
+// What a wake loop spends in user mode around each FUTEX_WAKE (the call and
+// the loop): `futexsim calibrate` and `probe` subtract it from a measured
+// system call to get the model's entry + exit.
+inline constexpr std::int64_t wake_loop_user_ns = 2;
+
 // Threads from..to-1 of a FUTEX_WAKE_PRIVATE loop (reproducer 1): thread i
 // wakes words[i % words.size()], which nobody waits on, until the run stops.
 // `gap` is the pause before each creation (--ramp-ms).

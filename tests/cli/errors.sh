@@ -83,6 +83,12 @@ check "unknown policy 'nope'" run --backend threads --policy nope
 check "--samples" calibrate --samples 5
 check "--wake-threads" calibrate --wake-threads 0
 check "--stall-threads" calibrate --stall-threads 2000
+check "--out is required" probe
+check "--out '/nonexistent/m.json': cannot write" probe --out /nonexistent/m.json
+check "--out '/tmp': cannot write" probe --out /tmp
+check "--pairs: '0'" probe --out /tmp/futexsim_errors_probe.json --pairs 0
+check "--batches: '-1'" probe --out /tmp/futexsim_errors_probe.json --batches -1
+check "--syscall-rounds: 'nan'" probe --out /tmp/futexsim_errors_probe.json --syscall-rounds nan
 # Numbers are read strictly: decimal, finite, in range, no wrap (issue 12).
 check "--interval-ms: 'nan' is not a number from 0.1 to 10000" run --backend kernel --threads 4 --seconds 0.05 --interval-ms nan
 check "--interval-ms: 'nan'" run --backend threads --threads 4 --seconds 0.05 --interval-ms nan

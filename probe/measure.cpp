@@ -1,0 +1,332 @@
+#include "probe/measure.h"
+
+#include <fmt/format.h>
+#include <pthread.h>
+#include <sched.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+#include <new>
+#include <thread>
+
+#include "real/host_futex.h"
+
+namespace futexsim::probe {
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+double seconds_since(clock_type::time_point t0)
+{
+    return std::chrono::duration<double>(clock_type::now() - t0).count();
+}
+
+void pin_self(unsigned cpu)
+{
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    if (const int err = pthread_setaffinity_np(pthread_self(), sizeof set, &set); err != 0)
+        throw std::runtime_error(fmt::format("cannot pin a thread to CPU {}: {}", cpu, std::strerror(err)));
+}
+
+double at(const std::vector<double>& sorted, double rank)
+{
+    const auto i = static_cast<long>(std::lround(rank));
+    return sorted[static_cast<std::size_t>(std::clamp<long>(i, 0, static_cast<long>(sorted.size()) - 1))];
+}
+
+// Spins until `v` holds `from`, then swaps in `to` (a compare-and-swap,
+// as the published core-to-core tests do); false if `give_up()`, asked
+// every 65536 tries, said so first.
+template <class GiveUp>
+bool swap_when(std::atomic<std::uint64_t>& v, std::uint64_t from, std::uint64_t to, GiveUp give_up)
+{
+    unsigned spins = 0;
+    for (std::uint64_t expect = from; !v.compare_exchange_strong(expect, to); expect = from)
+        if ((++spins & 0xffff) == 0 && give_up())
+            return false;
+    return true;
+}
+
+// Pins the calling thread; on failure says why in `error` and raises `stop`.
+void pin_or_stop(unsigned cpu, std::string& error, std::atomic<bool>& stop)
+{
+    try {
+        pin_self(cpu);
+    } catch (const std::exception& e) {
+        error = e.what();
+        stop = true;
+    }
+}
+
+// PR_FUTEX_HASH (Linux 6.17), without needing the headers that have it.
+constexpr int pr_futex_hash = 78;
+constexpr unsigned long pr_futex_hash_set_slots = 1;
+constexpr unsigned long pr_futex_hash_get_slots = 2;
+
+}  // namespace
+
+summary summarize(std::vector<double> v)
+{
+    summary s;
+    s.n = static_cast<unsigned>(v.size());
+    if (v.empty())
+        return s;
+    std::sort(v.begin(), v.end());
+    const double n = static_cast<double>(v.size());
+    const double mid = (n - 1) / 2;
+    s.median = v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2;
+    s.p10 = at(v, 0.1 * (n - 1));
+    s.p90 = at(v, 0.9 * (n - 1));
+    s.ci_lo = at(v, mid - 0.98 * std::sqrt(n));
+    s.ci_hi = at(v, mid + 0.98 * std::sqrt(n));
+    return s;
+}
+
+summary pingpong_one_way_ns(unsigned a, unsigned b, const pingpong_options& opt)
+{
+    struct alignas(64) line {
+        std::atomic<std::uint64_t> value{0};
+    };
+    line shared;
+    alignas(64) std::atomic<bool> stop{false};
+    alignas(64) std::atomic<int> ready{0};
+    const std::uint64_t total = std::uint64_t{opt.batches} * opt.round_trips;
+    std::string error_a, error_b;
+
+    // B answers every odd value with the next even one until A is done.
+    std::thread responder([&] {
+        pin_or_stop(b, error_b, stop);
+        ready.fetch_add(1);
+        const auto stopped = [&] { return stop.load(std::memory_order_relaxed); };
+        for (std::uint64_t i = 0; i < total && !stopped(); i++)
+            swap_when(shared.value, 2 * i + 1, 2 * i + 2, stopped);
+    });
+    std::vector<double> per_batch;
+    pin_or_stop(a, error_a, stop);
+    ready.fetch_add(1);
+    while (ready.load() < 2)
+        std::this_thread::yield();
+    const auto start = clock_type::now();
+    const auto too_long = [&] {
+        if (seconds_since(start) > opt.limit_s)
+            stop = true;
+        return stop.load();
+    };
+    for (unsigned batch = 0; batch < opt.batches && !stop.load(); batch++) {
+        const auto t0 = clock_type::now();
+        for (unsigned r = 0; r < opt.round_trips && !stop.load(std::memory_order_relaxed); r++) {
+            const std::uint64_t i = std::uint64_t{batch} * opt.round_trips + r;
+            swap_when(shared.value, 2 * i, 2 * i + 1, too_long);
+        }
+        if (stop.load())
+            break;
+        // A's first CAS of the batch starts it, B's answer to the last ends it.
+        while (shared.value.load() != 2 * (std::uint64_t{batch} + 1) * opt.round_trips)
+            if (seconds_since(start) > opt.limit_s) {
+                stop = true;
+                break;
+            }
+        if (stop.load())
+            break;
+        per_batch.push_back(std::chrono::duration<double, std::nano>(clock_type::now() - t0).count() /
+                            (2.0 * opt.round_trips));
+        if (seconds_since(start) > opt.limit_s)
+            break;
+    }
+    stop = true;
+    responder.join();
+    if (!error_a.empty() || !error_b.empty())
+        throw std::runtime_error(error_a.empty() ? error_b : error_a);
+    return summarize(per_batch);
+}
+
+summary locked_rmw_ns(unsigned batches)
+{
+    alignas(64) std::atomic<std::uint64_t> owned{0};
+    constexpr unsigned ops = 100000;
+    std::vector<double> v;
+    std::uint64_t sink = 0;
+    for (unsigned b = 0; b < batches; b++) {
+        const auto t0 = clock_type::now();
+        for (unsigned i = 0; i < ops; i++)
+            sink += owned.fetch_add(1, std::memory_order_seq_cst);  // lock xadd on x86
+        v.push_back(std::chrono::duration<double, std::nano>(clock_type::now() - t0).count() / ops);
+    }
+    if (sink == 1)  // never: keeps the results used
+        v.push_back(0);
+    return summarize(v);
+}
+
+summary core_ghz(unsigned batches)
+{
+#if defined(__x86_64__) || defined(__aarch64__)
+    constexpr unsigned loops = 10000;  // of 100 dependent adds each: about half a millisecond
+    std::vector<double> v;
+    for (unsigned b = 0; b < batches; b++) {
+        std::uint64_t x = b;
+        const auto t0 = clock_type::now();
+        for (unsigned i = 0; i < loops; i++) {
+#if defined(__x86_64__)
+#define FUTEXSIM_ADD10 "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t" \
+                       "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
+#else
+#define FUTEXSIM_ADD10 "add %0, %0, #1\n\tadd %0, %0, #1\n\tadd %0, %0, #1\n\tadd %0, %0, #1\n\t" \
+                       "add %0, %0, #1\n\tadd %0, %0, #1\n\tadd %0, %0, #1\n\tadd %0, %0, #1\n\t" \
+                       "add %0, %0, #1\n\tadd %0, %0, #1\n\t"
+#endif
+            asm volatile(FUTEXSIM_ADD10 FUTEXSIM_ADD10 FUTEXSIM_ADD10 FUTEXSIM_ADD10 FUTEXSIM_ADD10
+                             FUTEXSIM_ADD10 FUTEXSIM_ADD10 FUTEXSIM_ADD10 FUTEXSIM_ADD10 FUTEXSIM_ADD10
+                         : "+r"(x));
+#undef FUTEXSIM_ADD10
+        }
+        const double ns = std::chrono::duration<double, std::nano>(clock_type::now() - t0).count();
+        v.push_back(100.0 * loops / ns);
+    }
+    return summarize(v);
+#else
+    (void)batches;
+    return {};
+#endif
+}
+
+namespace {
+
+// The rows one child measures, interleaved batch by batch: ns per call.
+enum row : unsigned { r_getppid, r_invalid, r_wake_private, r_wake_shared, num_rows };
+
+alignas(64) int probe_word = 0;
+
+long call(unsigned r)
+{
+    using namespace real;
+    switch (r) {
+    case r_getppid:
+        return syscall(SYS_getppid);
+    case r_invalid:  // op 127 is no futex op: do_futex() returns -ENOSYS
+        return syscall(SYS_futex, &probe_word, 127 | host_FUTEX_PRIVATE_FLAG, 1, nullptr, nullptr, 0);
+    case r_wake_private:
+        return syscall(SYS_futex, &probe_word, host_FUTEX_WAKE | host_FUTEX_PRIVATE_FLAG, 1, nullptr, nullptr, 0);
+    default:
+        return syscall(SYS_futex, &probe_word, host_FUTEX_WAKE, 1, nullptr, nullptr, 0);
+    }
+}
+
+// Forks; the child sets its hash (slots > 0: a private hash of that many
+// slots; 0: none, the global hash), pins itself to `cpu` and fills `out`
+// (rounds x num_rows, shared memory). Returns whether the child's hash was
+// what was asked.
+bool measure_in_child(unsigned slots, unsigned cpu, unsigned rounds, unsigned calls, double* out,
+                      std::atomic<int>* status)
+{
+    status->store(-2);
+    const pid_t pid = fork();
+    if (pid < 0)
+        throw std::runtime_error(fmt::format("fork: {}", std::strerror(errno)));
+    if (pid == 0) {
+        // Only system calls and the clock from here: the parent may have had
+        // other threads (their locks are not ours to take).
+        cpu_set_t set;
+        CPU_ZERO(&set);
+        CPU_SET(cpu, &set);
+        sched_setaffinity(0, sizeof set, &set);
+        if (slots > 0)
+            prctl(pr_futex_hash, pr_futex_hash_set_slots, slots, 0, 0);
+        const int got = prctl(pr_futex_hash, pr_futex_hash_get_slots, 0, 0, 0);
+        status->store(got < 0 ? -1 : got);
+        for (unsigned k = 0; k < rounds; k++)
+            for (unsigned r = 0; r < num_rows; r++) {
+                timespec t0, t1;
+                clock_gettime(CLOCK_MONOTONIC, &t0);
+                for (unsigned i = 0; i < calls; i++)
+                    call(r);
+                clock_gettime(CLOCK_MONOTONIC, &t1);
+                out[std::size_t{k} * num_rows + r] =
+                    (static_cast<double>(t1.tv_sec - t0.tv_sec) * 1e9 + static_cast<double>(t1.tv_nsec - t0.tv_nsec)) /
+                    calls;
+            }
+        _exit(0);
+    }
+    int wstatus = 0;
+    while (waitpid(pid, &wstatus, 0) < 0)
+        if (errno != EINTR)
+            throw std::runtime_error(fmt::format("waitpid: {}", std::strerror(errno)));
+    if (!WIFEXITED(wstatus) || WEXITSTATUS(wstatus) != 0)
+        throw std::runtime_error("the system-call measurement's child process failed");
+    const int got = status->load();
+    return slots > 0 ? got == static_cast<int>(slots) : got <= 0;
+}
+
+}  // namespace
+
+syscall_split measure_syscall_split(unsigned rounds, unsigned calls)
+{
+    if (rounds == 0 || calls == 0)
+        throw std::invalid_argument("the system-call split needs at least one round of one call");
+    syscall_split s;
+    s.rounds = rounds;
+    s.calls = calls;
+    utsname u{};
+    if (uname(&u) == 0)
+        s.kernel = u.release;
+    const int cpu = sched_getcpu();
+    // Shared with the children: the status word (the slots the child saw),
+    // then rounds x rows of ns per call.
+    const std::size_t bytes = 64 + std::size_t{rounds} * num_rows * sizeof(double);
+    void* mem = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (mem == MAP_FAILED)
+        throw std::runtime_error(fmt::format("mmap: {}", std::strerror(errno)));
+    auto* status = new (mem) std::atomic<int>(0);
+    auto* out = reinterpret_cast<double*>(static_cast<char*>(mem) + 64);
+    auto column = [&](unsigned r) {
+        std::vector<double> v;
+        for (unsigned k = 0; k < rounds; k++)
+            v.push_back(out[std::size_t{k} * num_rows + r]);
+        return v;
+    };
+    auto difference = [&](unsigned r) {
+        std::vector<double> v;
+        for (unsigned k = 0; k < rounds; k++)
+            v.push_back(out[std::size_t{k} * num_rows + r] - out[std::size_t{k} * num_rows + r_invalid]);
+        return v;
+    };
+    try {
+        const unsigned here = cpu < 0 ? 0 : static_cast<unsigned>(cpu);
+        // The global hash first: a process with no private hash.
+        measure_in_child(0, here, rounds, calls, out, status);
+        s.getppid = summarize(column(r_getppid));
+        s.invalid_op = summarize(column(r_invalid));
+        s.wake_global = summarize(column(r_wake_private));
+        s.wake_shared = summarize(column(r_wake_shared));
+        s.path_global = summarize(difference(r_wake_private));
+        // Then a private hash of 16 slots, where the kernel has one.
+        s.have_private_hash = measure_in_child(16, here, rounds, calls, out, status);
+        if (s.have_private_hash) {
+            s.wake_private = summarize(column(r_wake_private));
+            s.path_private = summarize(difference(r_wake_private));
+            // The reference rows as this child measured them, next to its wake row.
+            s.getppid = summarize(column(r_getppid));
+            s.invalid_op = summarize(column(r_invalid));
+        }
+    } catch (...) {
+        munmap(mem, bytes);
+        throw;
+    }
+    munmap(mem, bytes);
+    return s;
+}
+
+}  // namespace futexsim::probe

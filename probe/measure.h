@@ -1,0 +1,64 @@
+// Host measurements for `futexsim probe` and `futexsim calibrate`: cache-line
+// ping-pong between two pinned threads, a locked RMW on an owned line, the
+// core clock, and the split of a futex system call into entry/exit and the
+// futex path. Wall-clock measurements of this machine; nothing here knows
+// the model.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace futexsim::probe {
+
+// A sample of per-batch figures: its median, the 10th and 90th percentiles
+// and an approximate 95% confidence interval of the median (order
+// statistics n/2 -/+ 0.98 sqrt(n), valid for independent batches).
+struct summary {
+    double median = 0, p10 = 0, p90 = 0, ci_lo = 0, ci_hi = 0;
+    unsigned n = 0;
+};
+summary summarize(std::vector<double> v);
+
+struct pingpong_options {
+    unsigned batches = 41;       // the median is over batches
+    unsigned round_trips = 500;  // per batch
+    double limit_s = 2.0;        // a pair that takes longer is cut short (a busy or throttled CPU)
+};
+// One-way transfer latency between CPUs a and b: compare-and-swap
+// ping-pong on one line between two threads pinned to them, half the round
+// trip, per batch. Throws std::runtime_error if a thread cannot be pinned.
+// Fewer batches than asked (summary.n) if the time limit came first.
+summary pingpong_one_way_ns(unsigned a, unsigned b, const pingpong_options& opt);
+
+// An uncontended `lock xadd` (a seq_cst fetch_add) on a line the calling
+// thread owns, ns each, per batch of 10^5.
+summary locked_rmw_ns(unsigned batches = 41);
+
+// The core clock in GHz: a chain of dependent register adds (one cycle
+// each on x86-64 and arm64) timed with the monotonic clock. 0 on other
+// architectures.
+summary core_ghz(unsigned batches = 201);
+
+// One FUTEX_WAKE with nobody waiting, split into what any system call
+// costs and what the futex path adds. Each row is ns per call, the median
+// over rounds of batches of `calls` calls; the rows of one process are
+// interleaved batch by batch, so that a change in load hits them alike.
+struct syscall_split {
+    summary getppid;           // syscall(SYS_getppid): a minimal system call
+    summary invalid_op;        // futex() with an invalid op: entry, argument decoding, -ENOSYS, exit
+    summary wake_private;      // FUTEX_WAKE_PRIVATE on a private hash of 16 slots (prctl SET_SLOTS)
+    summary wake_global;       // FUTEX_WAKE_PRIVATE, no private hash: the global hash
+    summary wake_shared;       // FUTEX_WAKE (shared key: page lookup, then the global hash)
+    summary path_private;      // wake_private - invalid_op, paired per round
+    summary path_global;       // wake_global - invalid_op, paired per round
+    bool have_private_hash = false;  // prctl(PR_FUTEX_HASH) is there (Linux 6.17+)
+    unsigned rounds = 0, calls = 0;
+    std::string kernel;        // uname -r
+};
+// In two child processes (fork), so that the prctl leaves the caller's
+// hash alone: one sets a private hash of 16 slots, the other has none
+// (a fresh single-threaded process uses the global hash). Each pins itself
+// to the CPU the caller runs on. Throws std::runtime_error if a child fails.
+syscall_split measure_syscall_split(unsigned rounds = 301, unsigned calls = 100);
+
+}  // namespace futexsim::probe

@@ -7,6 +7,8 @@ and fails on:
     the kernel's twin and calls out only through its environment);
   - backend: any include from sim/ to real/ or from real/ to sim/ (both
     implement the shared run layer; neither knows the other);
+  - upward: a file including a folder of a higher layer (docs/architecture.md:
+    model < machine < run < sim, real < compare, probe < cli < bench, tests);
   - cycle: files that include each other, directly or through others.
 
 Violations are printed one per line. Lines listed in an allow-list file
@@ -21,7 +23,10 @@ import os
 import re
 import sys
 
-SOURCE_DIRS = ("model", "run", "sim", "real", "cli", "bench", "tests")
+SOURCE_DIRS = ("model", "machine", "run", "sim", "real", "compare", "probe", "cli", "bench", "tests")
+# Each folder's layer: includes go to the same layer or below.
+LAYER = {"model": 0, "machine": 1, "run": 2, "sim": 3, "real": 3, "compare": 4, "probe": 4, "cli": 5,
+         "bench": 6, "tests": 6}
 EXTENSIONS = (".h", ".hpp", ".cpp", ".cc")
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
 
@@ -71,6 +76,8 @@ def layer_violations(graph):
                 out.append(f"layer: {src} -> {dst}")
             elif {top(src), top(dst)} == {"sim", "real"}:
                 out.append(f"backend: {src} -> {dst}")
+            elif LAYER.get(top(dst), 0) > LAYER.get(top(src), 0):
+                out.append(f"upward: {src} -> {dst}")
     return out
 
 

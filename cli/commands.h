@@ -38,6 +38,7 @@ void add_command(CLI::App* sub, std::function<int()> run);
 int run_selected(CLI::App& app);
 
 void register_demo(CLI::App& app);
+void register_sensitivity(CLI::App& app);
 void register_run(CLI::App& app);
 void register_replay(CLI::App& app);
 void register_calibrate(CLI::App& app);

@@ -1,0 +1,105 @@
+#include "cli/sensitivity.h"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <stdexcept>
+
+#include "cli/report_stats.h"
+
+namespace futexsim::cli {
+
+const std::vector<sensitivity_param>& sensitivity_params()
+{
+    // Ranges: what the project's own history and measurements bracket where
+    // there is one (docs/simulator.md, "kind"; docs/calibration.md), else
+    // half and twice the preset's value, said so.
+    static const std::vector<sensitivity_param> params = {
+        {"kernel_step_ns", 3, 17,
+         "fitted: 3 before the fit of 08a45c4; 17, the system-call split measured by `futexsim calibrate` "
+         "carried to the Xeon (an upper bound, docs/calibration.md)"},
+        {"syscall_ns", 10, 40,
+         "fitted (entry and exit each): 40, the value before the fit; 10, about what the measured split "
+         "leaves (docs/calibration.md)"},
+        {"lock_hold_ns", 1, 5, "assumed: 5 before a77271b (no reason recorded); 1, a single cycle's worth"},
+        {"snoop_leg_fraction", 0.25, 0.75, "assumed: half of the one-way latency, +/- half of that"},
+        {"timing_jitter", 0.15, 0.6, "assumed: half and twice the preset's"},
+        {"context_switch_ns", 750, 3000, "assumed: half and twice the preset's"},
+        {"hz", 250, 1000, "assumed: the two HZ values distributions ship"},
+    };
+    return params;
+}
+
+const sensitivity_param* find_sensitivity_param(const std::string& name)
+{
+    for (const auto& p : sensitivity_params())
+        if (p.name == name)
+            return &p;
+    return nullptr;
+}
+
+namespace {
+
+std::vector<std::string> fields_of(const sensitivity_param& p)
+{
+    if (p.name == "syscall_ns")
+        return {"syscall_entry_ns", "syscall_exit_ns"};
+    return {p.name};
+}
+
+}  // namespace
+
+double machine_value(const std::string& base, const sensitivity_param& p)
+{
+    const auto j = nlohmann::json::parse(base);
+    const std::string f = fields_of(p).front();
+    if (!j.contains(f) || !j.at(f).is_number())
+        throw std::invalid_argument(fmt::format("the machine file has no number '{}'", f));
+    return j.at(f).get<double>();
+}
+
+std::string machine_variant(const std::string& base, const sensitivity_param& p, double value,
+                            const std::string& name)
+{
+    auto j = nlohmann::ordered_json::parse(base);
+    for (const auto& f : fields_of(p)) {
+        if (!j.contains(f))
+            throw std::invalid_argument(fmt::format("the machine file has no '{}'", f));
+        if (f == "hz")
+            j[f] = static_cast<unsigned>(value);
+        else
+            j[f] = value;
+        if (j.contains("sources"))
+            j["sources"][f] = fmt::format("assumed: futexsim sensitivity's variant {} = {} ({})", p.name, value, p.why);
+    }
+    j["name"] = name;
+    return j.dump(2) + "\n";
+}
+
+std::string threshold_band::text() const
+{
+    if (above && below)
+        return fmt::format("{}-{}", *below, *above);
+    if (above)
+        return fmt::format("<={}", *above);
+    if (below)
+        return fmt::format(">{}", *below);
+    return "undecided";  // no count's interval clears 1/2 either way (too few runs)
+}
+
+threshold_band stall_band(const latched_counts& c)
+{
+    threshold_band b;
+    for (const auto& [threads, kn] : c) {
+        const interval ci = wilson_interval(kn.first, kn.second);
+        if (ci.lo > 0.5) {
+            b.above = threads;
+            break;
+        }
+        if (ci.hi < 0.5)
+            b.below = threads;
+    }
+    return b;
+}
+
+}  // namespace futexsim::cli

@@ -1,0 +1,277 @@
+// `futexsim sensitivity`: how much the predictions hang on the parameters
+// that were fitted or assumed. For each one, a machine file at the low and
+// the high end of its plausible range (cli/sensitivity.cpp says where each
+// range comes from), then one `futexsim sweep` over the base machine and
+// every variant (auto-scaled runs over the thread grid; presized runs at
+// the largest count), and `futexsim report`'s cells: per variant the stall
+// threshold as a band, the auto-scaled throughput at the largest count
+// (latched, where it latches) and the presized throughput. Printed as a
+// tornado table, largest threshold swing first; --format json for
+// experiments/plot_tornado.py.
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <stdexcept>
+#include <thread>
+
+#include "cli/child_run.h"
+#include "cli/commands.h"
+#include "cli/numbers.h"
+#include "cli/report_stats.h"
+#include "cli/sensitivity.h"
+#include "cli/sweep_grid.h"
+#include "machine/embedded_presets.h"
+#include "machine/machine.h"
+
+namespace futexsim::cli {
+
+namespace {
+
+using json = nlohmann::ordered_json;
+
+struct sensitivity_args {
+    std::string machine = "xeon-6975p-snc3", machine_file, workload = "wake-nowaiters";
+    std::string threads = "32,48,64,80,96", cpus = "0-95", params, out_dir, format = "md";
+    unsigned runs = 4, jobs = 0;
+    double seconds = 0.3, presized_seconds = 0.02;
+};
+
+std::string read_text(const std::string& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+        throw usage_error(fmt::format("--machine-file {}: cannot read", path));
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+std::string base_machine_text(const sensitivity_args& a)
+{
+    if (!a.machine_file.empty())
+        return read_text(a.machine_file);
+    for (const auto& p : embedded_machine_presets())
+        if (p.name == a.machine)
+            return std::string(p.json);
+    throw usage_error(fmt::format("--machine: '{}' has no machine file to vary (the presets: {})", a.machine,
+                                  fmt::join(machine_preset_names(), ", ")));
+}
+
+void write_file(const std::string& path, const std::string& text)
+{
+    std::ofstream out(path, std::ios::binary);
+    out << text;
+    if (!out)
+        throw usage_error(fmt::format("--out-dir: cannot write {}", path));
+}
+
+// Runs `futexsim ARGS...` as a child; its standard output, or a usage error.
+std::string run_self(const std::vector<std::string>& args)
+{
+    const child_result r = run_child(self_executable(), args, [](pid_t) {});
+    if (r.status == interrupted_status)
+        throw usage_error("interrupted (the same command resumes from --out-dir)");
+    if (r.status != 0)
+        throw usage_error(fmt::format("futexsim {} failed: {}", args.front(), r.err.substr(0, r.err.find('\n'))));
+    return r.out;
+}
+
+struct variant {
+    std::string param, end;  // end: low, preset, high
+    double value = 0;
+    std::string file;
+};
+
+struct variant_result {
+    latched_counts latched;
+    double auto_mops = 0, presized_mops = 0;
+};
+
+int sensitivity_checked(const sensitivity_args& a);
+
+// Bad input found by the parsers (std::invalid_argument) is a usage error.
+int sensitivity(const sensitivity_args& a)
+{
+    try {
+        return sensitivity_checked(a);
+    } catch (const std::invalid_argument& e) {
+        throw usage_error(e.what());
+    }
+}
+
+int sensitivity_checked(const sensitivity_args& a)
+{
+    if (a.out_dir.empty())
+        throw usage_error("--out-dir DIR is required");
+    std::vector<const sensitivity_param*> params;
+    if (a.params.empty()) {
+        for (const auto& p : sensitivity_params())
+            params.push_back(&p);
+    } else {
+        for (const auto& name : parse_name_list("--params", a.params)) {
+            const sensitivity_param* p = find_sensitivity_param(name);
+            if (!p) {
+                std::vector<std::string> names;
+                for (const auto& q : sensitivity_params())
+                    names.push_back(q.name);
+                throw usage_error(fmt::format("--params: unknown parameter '{}' (valid: {})", name, fmt::join(names, ", ")));
+            }
+            params.push_back(p);
+        }
+    }
+    const std::vector<unsigned> threads = parse_uint_grid("--threads", a.threads);
+    const std::string base = base_machine_text(a);
+    parse_machine_json(base, a.machine_file.empty() ? a.machine : a.machine_file);  // valid, or the parser's error
+    std::error_code ec;
+    std::filesystem::create_directories(a.out_dir, ec);
+    if (ec)
+        throw usage_error(fmt::format("--out-dir {}: {}", a.out_dir, ec.message()));
+    const std::string dir = std::filesystem::absolute(a.out_dir).string();
+
+    // The machine files: the base once, each parameter at both ends.
+    std::vector<variant> variants;
+    variants.push_back({"", "preset", 0, dir + "/base.json"});
+    write_file(variants.back().file, base);
+    for (const sensitivity_param* p : params) {
+        const double preset = machine_value(base, *p);
+        for (const auto& [end, v] : {std::pair{"low", p->low}, std::pair{"high", p->high}}) {
+            const std::string file = fmt::format("{}/{}-{}.json", dir, p->name, end);
+            write_file(file, machine_variant(base, *p, v, fmt::format("{}={}", p->name, v)));
+            variants.push_back({p->name, end, v, file});
+        }
+        variants.front().value = preset;  // unused for the base
+    }
+    std::string files;
+    for (const auto& v : variants)
+        files += (files.empty() ? "" : ",") + v.file;
+
+    const std::string jobs = std::to_string(a.jobs ? a.jobs : std::max(1u, std::thread::hardware_concurrency()));
+    const std::string auto_out = dir + "/auto.jsonl", presized_out = dir + "/presized.jsonl";
+    run_self({"sweep", "--machine", "", "--machine-file", files, "--workload", a.workload, "--threads", a.threads,
+              "--arms", "auto", "--runs", std::to_string(a.runs), "--seconds", fmt::format("{}", a.seconds),
+              "--cpus", a.cpus, "--out", auto_out, "--jobs", jobs});
+    run_self({"sweep", "--machine", "", "--machine-file", files, "--workload", a.workload, "--threads",
+              std::to_string(threads.back()), "--arms", "presize:512", "--runs", "1", "--seconds",
+              fmt::format("{}", a.presized_seconds), "--cpus", a.cpus, "--out", presized_out, "--jobs", jobs});
+
+    std::map<std::string, variant_result> by_file;
+    for (const auto& out : {auto_out, presized_out}) {
+        const json rep = json::parse(run_self({"report", "--format", "json", out}));
+        for (const auto& c : rep.at("cells")) {
+            const std::string file = c.at("machine").get<std::string>().substr(5);  // "file:..."
+            variant_result& r = by_file[file];
+            const auto t = c.at("threads").get<unsigned>();
+            if (c.at("arm") == "auto") {
+                r.latched[t] = {c.at("latched").get<std::size_t>(), c.at("runs").get<std::size_t>()};
+                if (t == threads.back())
+                    r.auto_mops = c.at("mops_median").get<double>();
+            } else {
+                r.presized_mops = c.at("mops_median").get<double>();
+            }
+        }
+    }
+
+    // One row per parameter: low, preset, high.
+    const variant_result& preset = by_file.at(variants.front().file);
+    struct row {
+        const sensitivity_param* p;
+        double preset_value;
+        const variant_result *low, *high;
+        double swing;
+    };
+    auto edge = [&](const threshold_band& b) {
+        return static_cast<double>(b.above.value_or(threads.back() + 1));
+    };
+    std::vector<row> rows;
+    for (const sensitivity_param* p : params) {
+        row r{p, machine_value(base, *p), &by_file.at(fmt::format("{}/{}-low.json", dir, p->name)),
+              &by_file.at(fmt::format("{}/{}-high.json", dir, p->name)), 0};
+        r.swing = std::abs(edge(stall_band(r.high->latched)) - edge(stall_band(r.low->latched)));
+        rows.push_back(r);
+    }
+    std::stable_sort(rows.begin(), rows.end(), [](const row& x, const row& y) { return x.swing > y.swing; });
+
+    if (a.format == "json") {
+        json j;
+        j["workload"] = a.workload;
+        j["machine"] = a.machine_file.empty() ? a.machine : a.machine_file;
+        j["threads"] = threads;
+        j["runs"] = a.runs;
+        j["seconds"] = a.seconds;
+        auto side = [](const variant_result& v) {
+            const threshold_band b = stall_band(v.latched);
+            return json{{"threshold", b.text()},
+                        {"threshold_above", b.above ? json(*b.above) : json(nullptr)},
+                        {"threshold_below", b.below ? json(*b.below) : json(nullptr)},
+                        {"auto_mops", v.auto_mops},
+                        {"presized_mops", v.presized_mops}};
+        };
+        j["preset"] = side(preset);
+        j["parameters"] = json::array();
+        for (const auto& r : rows)
+            j["parameters"].push_back({{"name", r.p->name}, {"why", r.p->why}, {"low", r.p->low},
+                                       {"preset", r.preset_value}, {"high", r.p->high},
+                                       {"at_low", side(*r.low)}, {"at_high", side(*r.high)}});
+        print_line(j.dump(2));
+        return 0;
+    }
+    print_line(fmt::format("# Sensitivity: {} on {}, threads {}, {} runs of {} virtual s per point", a.workload,
+                           a.machine_file.empty() ? a.machine : a.machine_file, a.threads, a.runs, a.seconds));
+    print_line("");
+    print_line(fmt::format("Preset: threshold {}, auto {:.1f} Mops/s at {} threads, presized {:.1f} Mops/s.",
+                           stall_band(preset.latched).text(), preset.auto_mops, threads.back(), preset.presized_mops));
+    print_line("Threshold: the thread count where the latched probability's 95% interval first lies above 1/2,");
+    print_line("as a band from the last count whose interval lies below it. Largest swing first.");
+    print_line("");
+    print_line(fmt::format("| parameter | low / preset / high | threshold at low | at high | auto Mops/s at {} (low / high) "
+                           "| presized Mops/s (low / high) | range from |",
+                           threads.back()));
+    print_line("|---|---|---|---|---|---|---|");
+    for (const auto& r : rows)
+        print_line(fmt::format("| {} | {} / {} / {} | {} | {} | {:.1f} / {:.1f} | {:.1f} / {:.1f} | {} |", r.p->name,
+                               r.p->low, r.preset_value, r.p->high, stall_band(r.low->latched).text(),
+                               stall_band(r.high->latched).text(), r.low->auto_mops, r.high->auto_mops,
+                               r.low->presized_mops, r.high->presized_mops, r.p->why));
+    return 0;
+}
+
+}  // namespace
+
+void register_sensitivity(CLI::App& app)
+{
+    auto a = std::make_shared<sensitivity_args>();
+    CLI::App* sub = app.add_subcommand(
+        "sensitivity", "Vary each fitted or assumed machine parameter over its plausible range and print its effect "
+                       "on the stall threshold and on latched and healthy throughput (a tornado table)");
+    auto* machine = sub->add_option("--machine", a->machine, "Machine preset to vary")->capture_default_str();
+    sub->add_option("--machine-file", a->machine_file, "Machine file to vary instead of a preset")->excludes(machine);
+    sub->add_option("--workload", a->workload, "Workload")->capture_default_str();
+    sub->add_option("--threads", a->threads, "Thread grid for the threshold (as sweep's --threads)")->capture_default_str();
+    sub->add_option("--cpus", a->cpus, "CPU list every run may use")->capture_default_str();
+    sub->add_option("--runs", a->runs, "Auto-scaled runs (seeds) per thread count and variant (at least 4 for "
+                                        "4 of 4 to put an interval above 1/2)")
+        ->transform(whole_number(1, 1000))
+        ->capture_default_str();
+    sub->add_option("--seconds", a->seconds, "Virtual seconds per auto-scaled run")
+        ->transform(real_number(0.001, 3600.0))
+        ->capture_default_str();
+    sub->add_option("--presized-seconds", a->presized_seconds, "Virtual seconds per presized run")
+        ->transform(real_number(0.001, 3600.0))
+        ->capture_default_str();
+    sub->add_option("--params", a->params, "Parameters to vary, comma-separated (default: all of them)");
+    sub->add_option("--out-dir", a->out_dir, "Folder for the variant machine files and the sweeps' results "
+                                              "(a rerun resumes the sweeps)")
+        ->required();
+    sub->add_option("--jobs", a->jobs, "Runs at a time (default: every CPU)")->transform(whole_number(1, 1024));
+    sub->add_option("--format", a->format, "md or json")->check(CLI::IsMember({"md", "json"}))->capture_default_str();
+    std::string footer = "Parameters and their ranges:\n";
+    for (const auto& p : sensitivity_params())
+        footer += fmt::format("  {} {}..{}: {}\n", p.name, p.low, p.high, p.why);
+    sub->footer(footer + "Plot: experiments/plot_tornado.py on --format json output (docs/results.md).");
+    add_command(sub, [a] { return sensitivity(*a); });
+}
+
+}  // namespace futexsim::cli

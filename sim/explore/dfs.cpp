@@ -103,7 +103,11 @@ private:
     }
 
     // The next candidate to take at `n`: not taken yet, not asleep, within
-    // the bound.
+    // the bound; the last task first (no preemption), then in order. Trying
+    // the task that goes on first keeps a sibling that preempts it from
+    // putting it to sleep in its subtree, where taking it back would cost
+    // a second preemption (the pitfall of sleep sets under a preemption
+    // bound, Musuvathi and Qadeer 2007).
     std::optional<std::size_t> next(node& n, bool count_cuts)
     {
         std::optional<std::size_t> pick;
@@ -115,7 +119,7 @@ private:
                     ++result_.preemption_cuts;
                 continue;
             }
-            if (!pick)
+            if (!pick || (n.last >= 0 && n.cands[i] == static_cast<std::uint32_t>(n.last) && !n.timer[i]))
                 pick = i;
         }
         return pick;

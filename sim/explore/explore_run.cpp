@@ -63,6 +63,10 @@ public:
             trace_(fmt::format("# policy={} kernel={} cpus={} strategy={} seed={} case={}", cfg_.policy,
                                model::kernel_version_name(cfg_.kernel), cfg_.cpus, strategy_name(cfg_.strategy.kind),
                                cfg_.strategy.seed, format_case(case_)));
+        if (env_.record_footprints) {
+            const auto* mm = reinterpret_cast<const unsigned char*>(&mm_);
+            mm_bytes_.assign(mm, mm + sizeof(mm_));
+        }
         start_thread(0);
         env_.run();
         if (!env_.violation() && env_.step() < cfg_.max_steps && cfg_.check_sleepers)
@@ -421,6 +425,24 @@ private:
                 else
                     fp->global = true;  // nobody can tell what it touched
             }
+        // The mm's plain fields (futex_phash_new, read locklessly by the
+        // policies' fast paths and futex_pivot_pending(), cleared and set
+        // again under futex_hash_lock): a change no recorded write explains
+        // makes the step commute with nothing.
+        const auto* now = reinterpret_cast<const unsigned char*>(&mm_);
+        if (mm_bytes_.empty())
+            mm_bytes_.assign(now, now + sizeof(mm_));
+        for (std::size_t o = 0; o < sizeof(mm_) && !fp->global; o++) {
+            if (now[o] == mm_bytes_[o])
+                continue;
+            const bool written = std::any_of(fp->accesses.begin(), fp->accesses.end(), [o](const step_access& a) {
+                const std::uint64_t at = a.obj & 0xffffffffu;
+                return a.write && obj_class_of(a.obj) == obj_class::mm && at <= o && o < at + sizeof(long);
+            });
+            if (!written)
+                fp->global = true;
+        }
+        std::copy(now, now + sizeof(mm_), mm_bytes_.begin());
     }
 
     void on_step(const explore_env::xtask& t, const op_event& ev)
@@ -522,6 +544,7 @@ private:
     xmm& mm_ = futex_.mm;
     invariants inv_;
     std::vector<bool> started_;
+    std::vector<unsigned char> mm_bytes_;          // the mm after the last step (name_step_objects())
     std::vector<const xfph*> hashes_;              // every hash seen, in order (object_name())
     std::vector<int> thread_task_;                 // by thread index: its task id
     std::vector<std::vector<long>> results_;      // by thread index: each system call's return value

@@ -71,6 +71,9 @@ public:
                 if (out.violation) {
                     run_config failing = cfg_;
                     failing.strategy.schedule = out.schedule;
+                    // Replay takes the first candidate past its prefix.
+                    while (!failing.strategy.schedule.empty() && failing.strategy.schedule.back() == 0)
+                        failing.strategy.schedule.pop_back();
                     result_.failing = failing;
                     result_.failure = std::move(out);
                     return result_;

@@ -74,3 +74,23 @@ TEST_CASE("rwsem-gate: every schedule of the CI cases within the bounds is safe"
 {
     check_policy("rwsem-gate");
 }
+
+// The known finding (docs/findings.md): under v6.17 two SET_SLOTS racing
+// leave one asleep for good in wait_var_event(); the exhaustive search
+// finds it on the smallest case that has it.
+TEST_CASE("stock (v6.17) KNOWN FINDING - the exhaustive search finds the sleeper stuck in wait_var_event",
+          "[exhaustive][expected-failure]")
+{
+    run_config cfg;
+    cfg.policy = "stock";
+    cfg.cpus = 3;
+    cfg.max_steps = 400;
+    dfs_options o;
+    const auto c = *parse_case("C.P2/P16");
+    const auto r = explore_dfs(cfg, c, o);
+    REQUIRE(r.failure);
+    std::cout << "stock (v6.17), stuck sleeper found exhaustively after " << r.executions
+              << " complete executions: " << *r.failure->violation << "\n    replay: " << replay_command(*r.failing, c)
+              << std::endl;
+    CHECK(r.failure->violation->find("blocked for good in wait_var_event") != std::string::npos);
+}

@@ -13,6 +13,7 @@
 #include "cli/numbers.h"
 #include "model/core.h"
 #include "run/stop_signal.h"
+#include "sim/explore/dfs.h"
 #include "sim/explore/explore_run.h"
 
 namespace futexsim::cli {
@@ -26,9 +27,62 @@ struct replay_args {
     std::string strategy = "random";
     std::string schedule;
     std::string check = "none";
+    std::string timing = "steps";
+    std::string preemptions = "2";
     bool quiet = false;
     bool pct_depth_given = false;
+    bool schedule_given = false;
+    bool timing_given = false;
+    // --strategy dfs
+    std::vector<std::string> dfs_only_given;  // its flags, given to another strategy
+    sim::explore::dfs_options dfs;
+    bool shrink = true;
 };
+
+// The program that replays a run: the test-only build for the mutants.
+std::string replay_program(const sim::explore::run_config& cfg)
+{
+    return cfg.mutation.empty() && cfg.policy.rfind("mutant-", 0) != 0 ? "futexsim" : "build/tests/futexsim-mutants";
+}
+
+// --strategy dfs: every schedule within the bounds (sim/explore/dfs.h).
+int exhaustive(replay_args& a, const sim::explore::xcase& c)
+{
+    const sim::explore::run_config& cfg = a.cfg;
+    a.dfs.interrupted = [] { return sigint_received().load(std::memory_order_relaxed); };
+    const auto r = sim::explore::explore_dfs(cfg, c, a.dfs);
+    const std::string counts =
+        fmt::format("{} complete executions ({} at the step bound), {} pruned by the reduction, {} choices past the "
+                    "preemption bound, longest {} steps",
+                    r.executions, r.at_step_bound, r.pruned, r.preemption_cuts, r.longest);
+    std::cout << "# exhaustive: policy=" << cfg.policy << " kernel=" << model::kernel_version_name(cfg.kernel)
+              << " cpus=" << cfg.cpus << " case=" << sim::explore::format_case(c) << '\n'
+              << "# bounds: " << sim::explore::dfs_bounds_text(cfg, a.dfs) << '\n';
+    if (r.failure) {
+        std::cout << "VIOLATION: " << *r.failure->violation << '\n'
+                  << "  found after " << counts << '\n'
+                  << "  replay: " << sim::explore::replay_command(*r.failing, c, replay_program(cfg)) << '\n';
+        if (a.shrink) {
+            const auto s = sim::explore::shrink_dfs_failure(cfg, c, a.dfs);
+            if (s.result.failure)
+                std::cout << "shrunk (" << s.attempts << " searches): " << sim::explore::case_size(s.c)
+                          << " operations in " << s.c.threads.size() << " threads, " << s.preemptions
+                          << " preemptions: " << *s.result.failure->violation << '\n'
+                          << "  replay: " << sim::explore::replay_command(*s.result.failing, s.c, replay_program(cfg))
+                          << '\n';
+        }
+        std::cout.flush();
+        return 1;
+    }
+    if (!r.complete) {
+        const bool stopped = sigint_received().load(std::memory_order_relaxed);
+        std::cout << (stopped ? "interrupted by SIGINT: no verdict; " : "incomplete: --max-executions reached, no verdict; ")
+                  << counts << std::endl;
+        return stopped ? interrupted_status : 3;
+    }
+    std::cout << "ok: " << counts << std::endl;
+    return 0;
+}
 
 int replay(replay_args& a)
 {
@@ -39,9 +93,30 @@ int replay(replay_args& a)
     if (!kernel)
         throw usage_error(fmt::format("--kernel '{}': expected one of {}", a.kernel, model::kernel_version_names));
     cfg.kernel = *kernel;
-    const auto kind = sim::parse_strategy(a.strategy);
+    const bool dfs = a.strategy == "dfs";
+    const auto kind = dfs ? std::optional(sim::strategy_kind::replay) : sim::parse_strategy(a.strategy);
     if (!kind)
-        throw usage_error(fmt::format("--strategy '{}': expected fifo, random, pct or replay", a.strategy));
+        throw usage_error(fmt::format("--strategy '{}': expected fifo, random, pct, replay or dfs", a.strategy));
+    if (!dfs && !a.dfs_only_given.empty())
+        throw usage_error(fmt::format("{} applies to --strategy dfs only (this is --strategy {})",
+                                      a.dfs_only_given.front(), a.strategy));
+    if (dfs && a.schedule_given)
+        throw usage_error("--schedule does not apply to --strategy dfs: it explores every schedule (replay a "
+                          "schedule it prints with --strategy replay)");
+    if (a.timing != "steps" && a.timing != "choices")
+        throw usage_error(fmt::format("--timing '{}': expected steps or choices", a.timing));
+    if (dfs && a.timing == "steps" && a.timing_given)
+        throw usage_error("--timing steps does not apply to --strategy dfs: it explores time as choices");
+    cfg.timing_choices = dfs || a.timing == "choices";
+    if (a.preemptions == "any") {
+        a.dfs.max_preemptions = sim::explore::unbounded_preemptions;
+    } else {
+        const auto p = parse_whole(a.preemptions);
+        if (!p || *p > 1000)
+            throw usage_error(fmt::format("--preemptions: '{}' is not a whole number from 0 to 1000 or 'any'",
+                                          a.preemptions));
+        a.dfs.max_preemptions = static_cast<unsigned>(*p);
+    }
     if (a.pct_depth_given && *kind != sim::strategy_kind::pct)
         throw usage_error(fmt::format("--pct-depth applies to --strategy pct only (this is --strategy {})", a.strategy));
     cfg.strategy.kind = *kind;
@@ -66,6 +141,8 @@ int replay(replay_args& a)
             throw usage_error(fmt::format("unknown mutation '{}' (this build has: {})", cfg.mutation,
                                           names.empty() ? std::string("none") : fmt::format("{}", fmt::join(names, ", "))));
     }
+    if (dfs)
+        return exhaustive(a, *c);
     // SIGINT: the sink runs between two steps, on the explorer's own stack,
     // so it can end the run there; what was traced so far is printed.
     struct interrupted {};
@@ -107,7 +184,10 @@ void register_replay(CLI::App& app)
         ->capture_default_str();
     sub->add_option("--case", a->case_text, "The case: thread op lists (docs/testing.md), e.g. 'C.K0:1/W0'")
         ->required();
-    sub->add_option("--strategy", a->strategy, "Schedule strategy: fifo, random, pct, replay")->capture_default_str();
+    sub->add_option("--strategy", a->strategy,
+                    "Schedule strategy: fifo, random, pct, replay, or dfs (every schedule within the bounds, "
+                    "depth first: docs/testing.md)")
+        ->capture_default_str();
     sub->add_option("--seed", a->cfg.strategy.seed, "Seed of the strategy")
         ->transform(whole_number(0, std::numeric_limits<std::uint64_t>::max()))
         ->capture_default_str();
@@ -115,7 +195,7 @@ void register_replay(CLI::App& app)
                                       "PCT depth d: d - 1 priority change points (--strategy pct)")
                           ->transform(whole_number(1, 64))
                           ->capture_default_str();
-    sub->add_option("--schedule", a->schedule,
+    auto* schedule = sub->add_option("--schedule", a->schedule,
                     "Choices played first at each scheduling point (index among the candidates), e.g. 1,0,2");
     sub->add_option("--steps", a->cfg.max_steps, "Step budget")
         ->transform(whole_number(1, 10'000'000))
@@ -128,6 +208,32 @@ void register_replay(CLI::App& app)
     sub->add_option("--bound-gps", a->cfg.pivot_bound_gps, "bounded: grace periods a pivot may stay pending")
         ->transform(whole_number(0, 1'000'000))
         ->capture_default_str();
+    auto* timing = sub->add_option("--timing", a->timing,
+                                   "steps: grace periods and timeouts end after a number of steps; choices: "
+                                   "they end at any scheduling point, as a choice (what dfs explores)")
+                       ->capture_default_str();
+    sub->add_option("--gp-ends", a->cfg.max_gp_ends,
+                    "--timing choices: at most this many grace periods end while a task could run instead "
+                    "(one always ends when nothing else can run)")
+        ->transform(whole_number(0, 1000))
+        ->capture_default_str();
+    auto dfs_only = [a](const char* flag) { return [a, flag](auto&&...) { a->dfs_only_given.emplace_back(flag); }; };
+    sub->add_option("--preemptions", a->preemptions,
+                    "dfs: at most this many switches away from a task that could go on (a number, or 'any')")
+        ->capture_default_str()
+        ->each(dfs_only("--preemptions"));
+    sub->add_flag(
+        "--no-reduction", [a](std::int64_t) { a->dfs.reduction = false; a->dfs_only_given.emplace_back("--no-reduction"); },
+        "dfs: explore every schedule, also those equivalent to one explored (sleep sets off): the count the "
+        "reduction saves");
+    sub->add_option("--max-executions", a->dfs.max_executions,
+                    "dfs: stop after this many runs without a verdict (exit status 3); 0: no limit")
+        ->transform(whole_number(0, std::numeric_limits<std::uint64_t>::max()))
+        ->capture_default_str()
+        ->each(dfs_only("--max-executions"));
+    sub->add_flag(
+        "--no-shrink", [a](std::int64_t) { a->shrink = false; a->dfs_only_given.emplace_back("--no-shrink"); },
+        "dfs: print the violation found without searching for a smaller case");
     sub->add_flag("--quiet", a->quiet, "Print only the verdict");
     sub->add_flag(
         "--no-sleeper-check", [a](std::int64_t) { a->cfg.check_sleepers = false; },
@@ -139,8 +245,16 @@ void register_replay(CLI::App& app)
     sub->add_option("--mutation", a->cfg.mutation, "Test-only build: switch on a mutation point");
 #endif
     sub->footer("Every thread of a case has operations and is created by a C. SIGINT stops it between two\n"
-                "steps: the trace so far, then 'interrupted by SIGINT: no verdict', exit status 130.");
-    sub->parse_complete_callback([a, pct_depth] { a->pct_depth_given = pct_depth->count() > 0; });
+                "steps: the trace so far, then 'interrupted by SIGINT: no verdict', exit status 130.\n"
+                "--strategy dfs runs every schedule of the case within the bounds (--preemptions, --gp-ends,\n"
+                "--steps) with time as choices, skipping schedules equivalent to one explored unless\n"
+                "--no-reduction; it prints the complete executions, those pruned and the bounds, or the\n"
+                "first violation with its replay command and a smaller case (exit status 1).");
+    sub->parse_complete_callback([a, pct_depth, timing, schedule] {
+        a->pct_depth_given = pct_depth->count() > 0;
+        a->timing_given = timing->count() > 0;
+        a->schedule_given = schedule->count() > 0;
+    });
     add_command(sub, [a] { return replay(*a); });
 }
 

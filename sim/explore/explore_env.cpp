@@ -11,9 +11,15 @@
 #include <exception>
 #include <new>
 
+#include <fmt/format.h>
+
 namespace futexsim::sim::explore {
 
 namespace ctx = boost::context;
+
+namespace {
+constexpr std::size_t stack_bytes = 256 * 1024;
+}
 
 const char* op_name(op_kind k)
 {
@@ -71,7 +77,6 @@ explore_env::~explore_env()
 // handed back here.
 namespace {
 
-constexpr std::size_t stack_bytes = 256 * 1024;
 
 // Every stack not in use, freed when the program ends (so a leak checker
 // sees none: an abandoned task's stack is back here by then).
@@ -147,17 +152,20 @@ int explore_env::spawn(std::string name, unsigned cpu, std::function<void()> bod
                          kernel::task_fiber_main(sched_fiber_, tearing_down_, ref.body, task_error_,
                                                  [&ref] { ref.state = tstate::exited; }));
     tasks_.push_back(std::move(t));
+    mark_global();  // a new candidate
     return ref.id;
 }
 
 void explore_env::fail(std::string what)
 {
+    mark_global();
     if (!violation_)
         violation_ = std::move(what);
 }
 
 void explore_env::warn(const char* what)
 {
+    mark_global();
     if (cfg_.fatal_warnings) {
         fail(std::string("the model warned: ") + what);
         return;
@@ -204,6 +212,21 @@ void explore_env::point(op_kind k, const void* addr, const loc& l)
     sched_fiber_ = std::move(sched_fiber_).resume();
     self.pending.cpu = self.cpu;
     check_access(addr);
+    if (record_footprints) {
+        switch (k) {
+        case op_kind::percpu_inc:
+        case op_kind::percpu_dec:
+        case op_kind::percpu_read:
+        case op_kind::percpu_write:
+            break;  // by the counter's CPU, where the CPU is known
+        case op_kind::sync_rcu:
+            record_access(&gp_, true);
+            break;
+        default:
+            if (addr)
+                record_access(addr, k != op_kind::read);
+        }
+    }
 }
 
 void explore_env::pending_kind(op_kind k)
@@ -262,6 +285,7 @@ void explore_env::wake(xtask& t)
 {
     if (t.state == tstate::exited)
         return;
+    record_access(&t, true);
     if (t.state == tstate::blocked) {
         t.state = tstate::runnable;
         return;
@@ -277,36 +301,47 @@ void explore_env::leave_section(xtask& t)
 
 void explore_env::preempt_disable()
 {
-    if (in_task())
-        ++current().preempt_count;
+    if (!in_task())
+        return;
+    const bool was = current().in_section();
+    ++current().preempt_count;
+    record_section_change(current(), was);
 }
 
 void explore_env::preempt_enable()
 {
     if (!in_task())
         return;
+    const bool was = current().in_section();
     --current().preempt_count;
     leave_section(current());
+    record_section_change(current(), was);
 }
 
 void explore_env::rcu_read_lock()
 {
-    if (in_task())
-        ++current().rcu_nesting;
+    if (!in_task())
+        return;
+    const bool was = current().in_section();
+    ++current().rcu_nesting;
+    record_section_change(current(), was);
 }
 
 void explore_env::rcu_read_unlock()
 {
     if (!in_task())
         return;
+    const bool was = current().in_section();
     --current().rcu_nesting;
     leave_section(current());
+    record_section_change(current(), was);
 }
 
 void explore_env::this_cpu_inc(percpu_uint& p, loc l)
 {
     point(op_kind::percpu_inc, &p, l);
     const unsigned cpu = in_task() ? current().cpu : 0;
+    record_access(&p, true, cpu);
     const long before = p.v[cpu];
     ++p.v[cpu];
     done(before, p.v[cpu]);
@@ -316,6 +351,7 @@ void explore_env::this_cpu_dec(percpu_uint& p, loc l)
 {
     point(op_kind::percpu_dec, &p, l);
     const unsigned cpu = in_task() ? current().cpu : 0;
+    record_access(&p, true, cpu);
     const long before = p.v[cpu];
     --p.v[cpu];
     done(before, p.v[cpu]);
@@ -324,6 +360,7 @@ void explore_env::this_cpu_dec(percpu_uint& p, loc l)
 unsigned explore_env::per_cpu_read(const percpu_uint& p, unsigned cpu, loc l)
 {
     point(op_kind::percpu_read, &p, l);
+    record_access(&p, false, cpu);
     const unsigned v = p.v[cpu];
     done(v, v);
     return v;
@@ -332,6 +369,7 @@ unsigned explore_env::per_cpu_read(const percpu_uint& p, unsigned cpu, loc l)
 void explore_env::per_cpu_write(percpu_uint& p, unsigned cpu, unsigned v, loc l)
 {
     point(op_kind::percpu_write, &p, l);
+    record_access(&p, true, cpu);
     const long before = p.v[cpu];
     p.v[cpu] = v;
     if (in_task())
@@ -342,6 +380,7 @@ void explore_env::per_cpu_write(percpu_uint& p, unsigned cpu, unsigned v, loc l)
 void explore_env::call_rcu_hurry(model::rcu_head* head, void (*func)(model::rcu_head*))
 {
     head->func = func;
+    record_access(&gp_, true);
     gp_.call_rcu(in_task() ? current().cpu : 0, [head] { head->func(head); });
     note("call_rcu");
 }
@@ -396,8 +435,11 @@ void explore_env::mutex_unlock(mutex_t& m, loc l)
 void explore_env::spin_lock(spinlock_t& s, loc l)
 {
     point(op_kind::spin_lock, &s, l);
-    if (in_task())
+    if (in_task()) {
+        const bool was = current().in_section();
         ++current().preempt_count;
+        record_section_change(current(), was);
+    }
     while (s.owner >= 0 && !tearing_down_) {
         spinners_[&s].push_back(current_);
         block("spin_lock", &s);
@@ -418,14 +460,17 @@ void explore_env::spin_unlock(spinlock_t& s, loc l)
             wake(*tasks_[static_cast<std::size_t>(id)]);
     }
     if (in_task()) {
+        const bool was = current().in_section();
         --current().preempt_count;
         leave_section(current());
+        record_section_change(current(), was);
     }
     done(1, 0);
 }
 
 void explore_env::wake_up_var(const void* var)
 {
+    record_access(var, true);
     var_waits_.wake_up(var, [this](kernel::task_struct& t) { wake(static_cast<xtask&>(t)); });
 }
 
@@ -470,8 +515,11 @@ void explore_env::sleep_steps(std::uint64_t steps)
     point(op_kind::user, nullptr, loc::current());
     self.pending.function = "";
     self.pending.note = "nanosleep " + std::to_string(steps);
-    while (static_cast<std::int64_t>(step_) < self.wake_at)
+    if (cfg_.timing_choices)  // it may end at any point: a choice, not a count
         block("nanosleep", nullptr);
+    else
+        while (static_cast<std::int64_t>(step_) < self.wake_at)
+            block("nanosleep", nullptr);
     self.wake_at = -1;
     done(0, 0);
 }
@@ -482,7 +530,9 @@ std::vector<int> explore_env::candidates() const
 {
     std::vector<int> out;
     for (const auto& t : tasks_) {
-        if (t->state != tstate::runnable)
+        // With timing as choices a sleeper with a timeout may wake now.
+        const bool timer = cfg_.timing_choices && t->state == tstate::blocked && t->wake_at >= 0;
+        if (t->state != tstate::runnable && !timer)
             continue;
         bool cpu_taken = false;  // by another task in a non-preemptible section
         for (const auto& u : tasks_)
@@ -538,6 +588,19 @@ void explore_env::end_gp()
 // which something is due when nothing can run now (-1: nothing ever).
 bool explore_env::advance_time()
 {
+    if (cfg_.timing_choices) {
+        // Nothing is due by the step count: grace-period ends and timeouts
+        // are candidates (candidates(), run()). A new grace period starts
+        // as soon as the last one ended, as on a live system.
+        if (gp_.gp_active())
+            std::erase_if(gp_readers_, [this](const auto& r) {
+                const xtask& t = *tasks_[static_cast<std::size_t>(r.first)];
+                return t.section_gen != r.second || !t.in_section();
+            });
+        else
+            start_gp();
+        return true;
+    }
     for (auto& t : tasks_)
         if (t->state == tstate::blocked && t->wake_at >= 0 && static_cast<std::int64_t>(step_) >= t->wake_at) {
             t->timed_out = true;
@@ -581,6 +644,109 @@ void explore_env::rcu_task_body()
     }
 }
 
+// --- exhaustive search support -------------------------------------------
+
+void explore_env::record_object(std::uint64_t id, bool write, std::uint32_t sub) const
+{
+    if (record_footprints && !footprints_.empty())
+        footprints_.back().accesses.push_back(step_access{id, sub, write});
+}
+
+void explore_env::record_gp_read() const
+{
+    if (record_footprints && !footprints_.empty())
+        record_object(obj_id(obj_class::rcu, 0, 0), false);
+}
+
+void explore_env::record_access(const void* obj, bool write, std::uint32_t sub)
+{
+    if (record_footprints && !footprints_.empty())
+        record_object(object_name(obj), write, sub);
+}
+
+// What the environment can name itself: tasks, their stacks (a futex_q
+// lives on its waiter's), per-CPU counters, its own CPU and RCU state.
+std::uint64_t explore_env::object_name(const void* p) const
+{
+    if (p == &cfg_)
+        return obj_id(obj_class::cpu, 0, 0);
+    if (p == &gp_)
+        return obj_id(obj_class::rcu, 0, 0);
+    if (auto it = percpu_index_.find(p); it != percpu_index_.end())
+        return obj_id(obj_class::percpu, it->second, 0);
+    const char* c = static_cast<const char*>(p);
+    for (const auto& t : tasks_) {
+        if (p == t.get())
+            return obj_id(obj_class::task, static_cast<std::uint64_t>(t->id), 0);
+        const char* base = static_cast<const char*>(t->stack_base);
+        if (base && c >= base && c < base + stack_bytes)
+            return obj_id(obj_class::stack, static_cast<std::uint64_t>(t->id), static_cast<std::uint64_t>(c - base));
+    }
+    return reinterpret_cast<std::uintptr_t>(p);  // raw: the harness names it or the step goes global
+}
+
+void explore_env::mark_global()
+{
+    if (record_footprints && !footprints_.empty())
+        footprints_.back().global = true;
+}
+
+// Every step reads its own task (a wake-up of it writes it) and its CPU
+// (entering or leaving a non-preemptible section writes it: that decides
+// who else on the CPU is a candidate). The rcu task moves between CPUs and
+// runs callbacks: its steps commute with nothing.
+void explore_env::begin_footprint(int task)
+{
+    if (!record_footprints)
+        return;
+    footprints_.push_back(step_footprint{task, task < 0, {}});
+    if (task >= 0) {
+        const xtask& t = *tasks_[static_cast<std::size_t>(task)];
+        record_access(&t, false);
+        record_access(&cfg_, false, t.cpu);
+        if (t.kernel)
+            mark_global();
+    }
+}
+
+void explore_env::record_section_change(const xtask& t, bool was_in_section)
+{
+    if (t.in_section() != was_in_section)
+        record_access(&cfg_, true, t.cpu);
+}
+
+bool explore_env::gp_can_end() const
+{
+    return gp_.gp_active() && gp_readers_.empty() && due_.empty();
+}
+
+// A grace period ends as a step of its own (timing as choices). It writes
+// RCU's state, wakes whom it wakes, and the next grace period, which starts
+// at once, reads who is inside a read-side section on every CPU; frees
+// (kvfree_rcu) make it commute with nothing.
+void explore_env::end_gp_step(bool forced)
+{
+    ++step_;
+    begin_footprint(-1);
+    if (record_footprints) {
+        footprints_.back().global = gp_.frees_waiting();
+        record_access(&gp_, true);
+        for (unsigned cpu = 0; cpu < cfg_.cpus; cpu++)
+            record_access(&cfg_, false, cpu);
+    }
+    if (!forced)
+        ++gp_ends_chosen_;
+    xtask& rcu = *tasks_[static_cast<std::size_t>(rcu_task_)];
+    end_gp();
+    if (on_step) {
+        rcu.notes.clear();
+        op_event ev{op_kind::user, nullptr, 0, 0, rcu.cpu, "",
+                    fmt::format("grace period {} ends{}", gp_.completed(), forced ? " (nothing else can run)" : "")};
+        on_step(rcu, ev);
+    }
+    advance_time();
+}
+
 void explore_env::switch_to(xtask& t)
 {
     current_ = t.id;
@@ -599,7 +765,15 @@ void explore_env::run()
     advance_time();
     while (!violation_ && step_ < cfg_.max_steps) {
         const std::vector<int> c = candidates();
-        if (c.empty()) {
+        const bool offer_gp_end = cfg_.timing_choices && gp_can_end() && gp_ends_chosen_ < cfg_.max_gp_ends;
+        if (cfg_.timing_choices && c.empty() && !offer_gp_end) {
+            if (gp_can_end() && rcu_work_pending()) {
+                end_gp_step(true);  // everyone waits for it: not a choice
+                continue;
+            }
+            return;  // everyone is blocked for good, or done
+        }
+        if (c.empty() && !offer_gp_end) {
             // Nothing can run: let time pass until a timer or a grace period is due.
             std::int64_t next = -1;
             for (const auto& t : tasks_)
@@ -617,12 +791,38 @@ void explore_env::run()
             continue;
         }
         std::vector<std::uint32_t> ids(c.begin(), c.end());
-        xtask& t = *tasks_[static_cast<std::size_t>(c[strategy_->pick(ids)])];
+        if (offer_gp_end)
+            ids.push_back(gp_end_candidate);
+        std::size_t pick = 0;
+        if (chooser) {
+            const std::optional<std::size_t> choice = chooser(ids);
+            if (!choice) {
+                stopped_ = true;
+                return;
+            }
+            pick = *choice;
+            if (ids.size() >= 2)
+                chosen_.push_back(static_cast<unsigned>(pick));
+        } else {
+            pick = strategy_->pick(ids);
+        }
+        if (ids[pick] == gp_end_candidate) {
+            end_gp_step(false);
+            continue;
+        }
+        xtask& t = *tasks_[ids[pick]];
         ++step_;
+        begin_footprint(t.id);
+        if (t.state == tstate::blocked) {  // timing as choices: its timeout ends now
+            t.timed_out = true;
+            wake(t);
+        }
         // What the step shows if the task only blocks: the operation it tried.
         t.last = t.pending;
         t.last.note += t.last.note.empty() ? "(blocks)" : " (blocks)";
         switch_to(t);
+        if (t.state == tstate::exited)
+            mark_global();  // get_nr_threads(), the CPU it held
         if (on_step)
             on_step(t, t.last);
         advance_time();

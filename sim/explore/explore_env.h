@@ -44,6 +44,7 @@
 #include "model/atomic.h"
 #include "model/env.h"
 #include "model/futex.h"
+#include "sim/explore/footprint.h"
 #include "sim/kernel/mutex.h"
 #include "sim/kernel/rcu_gp.h"
 #include "sim/kernel/task.h"
@@ -118,7 +119,37 @@ public:
         // A model warning (WARN_ON_ONCE, might_sleep()) is a violation;
         // when false it is only recorded (warnings()).
         bool fatal_warnings = true;
+        // Time as choices (what an exhaustive search explores): a grace
+        // period may end at any scheduling point once its readers have
+        // left (the candidate gp_end_candidate), a timed wait or a
+        // nanosleep may end at any point after it began (the sleeper is a
+        // candidate); the step count decides neither. At most `max_gp_ends`
+        // grace periods end while some task could run instead; when nothing
+        // can run and RCU work is pending, one ends anyway.
+        bool timing_choices = false;
+        unsigned long max_gp_ends = 2;
     };
+
+    // Replaces the strategy when set: given the candidates, the index of the
+    // one that runs next, or nullopt to stop the run here (a driver's
+    // pruning). Called at every scheduling point, even with one candidate.
+    std::function<std::optional<std::size_t>(const std::vector<std::uint32_t>&)> chooser;
+    // Record what every step touched (footprints()), for the chooser.
+    bool record_footprints = false;
+    const std::vector<step_footprint>& footprints() const { return footprints_; }
+    // The choices at points with two or more candidates, when a chooser ran
+    // the run (the strategy's recorded() otherwise): a --schedule string.
+    const std::vector<unsigned>& chosen() const { return chosen_; }
+    bool stopped_by_chooser() const { return stopped_; }
+    // Harness hooks for what the model's environment calls do not show: a
+    // plain access the harness makes to shared state, or a step whose
+    // effect no access list describes (it then commutes with nothing).
+    void record_access(const void* obj, bool write, std::uint32_t sub = 0);
+    void mark_global();
+    // The current step's footprint, for the harness to name what it can
+    // (objects of class raw: the mm, the words, the hashes); nullptr when
+    // not recording.
+    step_footprint* current_footprint() { return record_footprints && !footprints_.empty() ? &footprints_.back() : nullptr; }
 
     explicit explore_env(const config& c);
     ~explore_env();
@@ -251,6 +282,7 @@ public:
     {
         auto p = std::make_unique<percpu_uint>();
         p->v.assign(cfg_.cpus, 0);
+        percpu_index_.emplace(p.get(), percpu_index_.size());
         return p;
     }
     void this_cpu_inc(percpu_uint& p, loc l = loc::current());
@@ -260,8 +292,16 @@ public:
 
     void rcu_read_lock();
     void rcu_read_unlock();
-    unsigned long get_state_synchronize_rcu() const { return gp_.get_state(); }
-    bool poll_state_synchronize_rcu(unsigned long cookie) const { return gp_.poll_state(cookie); }
+    unsigned long get_state_synchronize_rcu() const
+    {
+        record_gp_read();
+        return gp_.get_state();
+    }
+    bool poll_state_synchronize_rcu(unsigned long cookie) const
+    {
+        record_gp_read();
+        return gp_.poll_state(cookie);
+    }
     void call_rcu_hurry(model::rcu_head* head, void (*func)(model::rcu_head*));
     void synchronize_rcu(loc l = loc::current());
     // Never: tasks left at the end are abandoned, not unwound (shutdown()).
@@ -314,11 +354,13 @@ public:
     template <class T>
     void kvfree(T* p)
     {
+        mark_global();  // every later access to it is a violation
         quarantine(p);
     }
     template <class T>
     void kvfree_rcu(T* p)
     {
+        record_access(&gp_, true);
         gp_.defer_free([this, p] { quarantine(p); });
     }
 
@@ -327,6 +369,10 @@ public:
     const std::vector<std::string>& warnings() const { return warnings_; }
     void trace(const model::trace_point& tp)
     {
+        // The pivot's tracepoints feed the harness's pivot statistics,
+        // ordered across tasks; the per-reference ones only count.
+        if (tp.kind != model::trace_kind::ref_get_percpu && tp.kind != model::trace_kind::ref_get_atomic)
+            mark_global();
         if (on_trace)
             on_trace(tp);
     }
@@ -407,6 +453,20 @@ private:
     std::unordered_map<const void*, std::vector<int>> spinners_;
     std::vector<range> freed_;
     std::vector<std::function<void()>> deleters_;
+
+    // Exhaustive search support (chooser, footprints, timing_choices).
+    mutable std::vector<step_footprint> footprints_;  // const reads of RCU's state record too
+    std::vector<unsigned> chosen_;
+    bool stopped_ = false;
+    unsigned long gp_ends_chosen_ = 0;
+    std::unordered_map<const void*, std::size_t> percpu_index_;  // in allocation order
+    void record_object(std::uint64_t id, bool write, std::uint32_t sub = 0) const;
+    void record_gp_read() const;
+    std::uint64_t object_name(const void* p) const;
+    bool gp_can_end() const;
+    void end_gp_step(bool forced);
+    void begin_footprint(int task);
+    void record_section_change(const xtask& t, bool was_in_section);
 };
 
 template <class T>

@@ -23,16 +23,27 @@ std::uint64_t word_addr(unsigned w) { return word_base + 64ull * w; }
 // One process on the explorer and everything the properties watch.
 class explored_process {
 public:
-    explored_process(const run_config& cfg, const xcase& c, const trace_sink& trace)
-        : cfg_(cfg), case_(c), trace_(trace), env_(env_config(cfg)), futex_(env_),
+    explored_process(const run_config& cfg, const xcase& c, const trace_sink& trace, const run_hooks* hooks)
+        : cfg_(cfg), case_(c), trace_(trace), hooks_(hooks), env_(env_config(cfg)), futex_(env_),
           inv_(env_, mm_, futex_.global)
     {
+        if (hooks_ && hooks_->choose) {
+            env_.record_footprints = true;
+            env_.chooser = [this](const std::vector<std::uint32_t>& ids) {
+                std::vector<bool> timer(ids.size(), false);
+                for (std::size_t i = 0; i < ids.size(); i++)
+                    timer[i] = ids[i] != gp_end_candidate &&
+                               env_.tasks()[ids[i]]->state == explore_env::tstate::blocked;
+                return hooks_->choose(choice_point{ids, timer, env_.footprints()});
+            };
+        }
         model::futex_set_pivot_policy(&mm_, *model::pivot_policy_id(cfg.policy));
         mm_.futex_kernel = cfg.kernel;
         for (unsigned w = 0; w < num_words; w++)
             env_.user_memory[word_addr(w)].v = 0;
         env_.nr_threads = 1;
         started_.assign(c.threads.size(), false);
+        results_.assign(c.threads.size(), {});
         woken_by_.assign(c.threads.size() + 1, {});  // by task id: the rcu task, then the threads
 
         env_.on_op = [this](const explore_env::xtask& t, const op_event& ev) {
@@ -52,6 +63,10 @@ public:
             trace_(fmt::format("# policy={} kernel={} cpus={} strategy={} seed={} case={}", cfg_.policy,
                                model::kernel_version_name(cfg_.kernel), cfg_.cpus, strategy_name(cfg_.strategy.kind),
                                cfg_.strategy.seed, format_case(case_)));
+        if (env_.record_footprints) {
+            const auto* mm = reinterpret_cast<const unsigned char*>(&mm_);
+            mm_bytes_.assign(mm, mm + sizeof(mm_));
+        }
         start_thread(0);
         env_.run();
         if (!env_.violation() && env_.step() < cfg_.max_steps && cfg_.check_sleepers)
@@ -64,8 +79,14 @@ public:
         out.grace_periods = env_.completed_gps();
         out.pivots_installed = pivots_.pivots_completed;
         out.longest_pivot_gps = pivots_.longest_pending_gps;
-        out.schedule = env_.strategy().recorded();
+        out.schedule = env_.chooser ? env_.chosen() : env_.strategy().recorded();
         out.warnings = env_.warnings();
+        out.stopped = env_.stopped_by_chooser();
+        if (hooks_) {
+            out.footprints = env_.footprints();
+            if (hooks_->final_state)
+                out.final_state = final_state(out);
+        }
         if (trace_) {
             for (const auto& w : out.warnings)
                 trace_("WARNING: " + w);
@@ -85,13 +106,49 @@ private:
         c.gp_steps = cfg.gp_steps;
         c.strategy = cfg.strategy;
         c.fatal_warnings = cfg.fatal_warnings;
+        c.timing_choices = cfg.timing_choices;
+        c.max_gp_ends = cfg.max_gp_ends;
         return c;
+    }
+
+    std::string final_state(const run_outcome& out) const
+    {
+        std::string s;
+        for (std::size_t i = 0; i < case_.threads.size(); i++) {
+            s += fmt::format("T{}[{}:", i, fmt::join(results_[i], ","));
+            if (i < thread_task_.size() && thread_task_[i] >= 0) {
+                const auto& t = *env_.tasks()[static_cast<std::size_t>(thread_task_[i])];
+                s += t.state == explore_env::tstate::exited     ? "exited"
+                     : t.state == explore_env::tstate::runnable ? "runnable"
+                                                                : t.blocked_in;
+            } else {
+                s += "not started";
+            }
+            s += "] ";
+        }
+        for (unsigned w = 0; w < num_words; w++)
+            s += fmt::format("word{}={} ", w, env_.user_memory.at(word_addr(w)).v);
+        const xfph* cur = mm_.futex_phash.v;
+        const xfph* next = mm_.futex_phash_new;
+        s += fmt::format("hash={}{} {} new={} atomic={} percpu_sum={} held={} gps={} installed={}",
+                         cur ? model::fph_slots(cur) : 0, cur && cur->custom ? "c" : "", inv_.state_text(),
+                         next ? model::fph_slots(next) : 0, inv_.atomic_count(), inv_.percpu_sum(), inv_.held(),
+                         out.grace_periods, out.pivots_installed);
+        if (out.violation) {  // without the step numbers, which reordering moves
+            std::string v;
+            for (char ch : *out.violation)
+                if (!(ch >= '0' && ch <= '9') || v.empty() || v.back() != '#')
+                    v += (ch >= '0' && ch <= '9') ? '#' : ch;
+            s += " VIOLATION " + v;
+        }
+        return s;
     }
 
     void start_thread(std::size_t index)
     {
         started_[index] = true;
-        env_.spawn(fmt::format("T{}", index), static_cast<unsigned>(index % cfg_.cpus),
+        thread_task_.resize(case_.threads.size(), -1);
+        thread_task_[index] = env_.spawn(fmt::format("T{}", index), static_cast<unsigned>(index % cfg_.cpus),
                    [this, index] { thread_body(index); });
     }
 
@@ -127,6 +184,8 @@ private:
 
     void syscall_begin(const xop& op)
     {
+        if (cfg_.check == liveness::after_quiet)
+            env_.mark_global();  // the quiet windows are the whole process's
         if (active_ == 0 && is_futex_op(op.kind)) {
             // The first futex operation after a quiet window: it owes the pivot.
             const unsigned long full = env_.completed_gps() - quiet_gp_base_;
@@ -140,6 +199,11 @@ private:
 
     void syscall_end(const xop& op, long ret)
     {
+        if (cfg_.check == liveness::after_quiet)
+            env_.mark_global();
+        for (std::size_t i = 0; i < thread_task_.size(); i++)
+            if (thread_task_[i] == env_.current().id)
+                results_[i].push_back(ret);
         env_.user_step(fmt::format("return {} = {}", format_op(op), ret));
         if (--active_ == 0) {
             quiet_since_ = env_.step();
@@ -164,6 +228,8 @@ private:
         case 'W':
         case 'M':
         case 'T': {
+            // A plain load, as user space does it: the harness reports it.
+            env_.record_access(&env_.user_memory[word_addr(op.a)], false);
             const std::uint32_t val = env_.user_memory[word_addr(op.a)].v + (op.kind == 'M' ? 1 : 0);
             env_.user_step(fmt::format("load word{} = {}", op.a, val));
             syscall_begin(op);
@@ -176,6 +242,7 @@ private:
         case 'R': {
             syscall_begin(op);
             const auto before = sleepers_on(op.a);
+            env_.mark_global();  // sleepers_on() reads every task's state
             woken.clear();
             int ret = 0;
             int want = 0;
@@ -191,6 +258,7 @@ private:
                 ret = futex_.futex_requeue(word_addr(op.a), word_addr(op.b), 1, static_cast<int>(op.n));
             }
             check_wake_result(op, ret, want, before, woken);
+            env_.mark_global();
             syscall_end(op, ret);
             break;
         }
@@ -200,8 +268,10 @@ private:
             const unsigned long started_before = set_slots_started_++;
             const std::size_t installs_before = custom_installs_.size();
             ++set_slots_in_flight_;
+            env_.mark_global();  // the SET_SLOTS check's counters are the process's
             const int ret = futex_.prctl_futex_hash(model::PR_FUTEX_HASH_SET_SLOTS, op.n);
             --set_slots_in_flight_;
+            env_.mark_global();
             if (ret == 0)
                 check_set_slots(op.n, raced_at_start || set_slots_started_ != started_before + 1,
                                 installs_before);
@@ -307,8 +377,77 @@ private:
                                   pivots_.pending_since, gps, cfg_.pivot_bound_gps, at_end ? " at the end" : ""));
     }
 
+    // Names for what the environment could not name (sim/explore/footprint.h).
+    std::optional<std::uint64_t> object_name(std::uint64_t raw) const
+    {
+        const char* p = reinterpret_cast<const char*>(static_cast<std::uintptr_t>(raw));
+        auto within = [p](const void* lo, std::size_t bytes) {
+            return p >= static_cast<const char*>(lo) && p < static_cast<const char*>(lo) + bytes;
+        };
+        auto offset = [p](const void* lo) { return static_cast<std::uint64_t>(p - static_cast<const char*>(lo)); };
+        if (within(&mm_, sizeof(mm_)))
+            return obj_id(obj_class::mm, 0, offset(&mm_));
+        for (unsigned w = 0; w < num_words; w++)
+            if (p == reinterpret_cast<const char*>(&env_.user_memory.at(word_addr(w))))
+                return obj_id(obj_class::word, w, 0);
+        for (std::size_t i = 0; i < hashes_.size(); i++) {
+            const xfph* h = hashes_[i];
+            if (within(h, sizeof(*h)))
+                return obj_id(obj_class::fph, i, offset(h));
+            if (!h->queues.empty() && within(h->queues.data(), h->queues.size() * sizeof(h->queues[0])))
+                return obj_id(obj_class::fph_queues, i, offset(h->queues.data()));
+        }
+        for (std::size_t n = 0; n < futex_.global.queues.size(); n++) {
+            const auto& q = futex_.global.queues[n];
+            if (!q.empty() && within(q.data(), q.size() * sizeof(q[0])))
+                return obj_id(obj_class::global_hash, n, offset(q.data()));
+        }
+        if (const std::string_view name = model::policy_word_name(&mm_, p); !name.empty())
+            return obj_id(obj_class::policy, std::hash<std::string_view>{}(name), 0);
+        return std::nullopt;
+    }
+
+    // Every hash in the order the process first showed it (parked or
+    // installed: both in steps that commute with nothing), so that runs
+    // with a common beginning name them alike.
+    void name_step_objects()
+    {
+        for (const xfph* h : {static_cast<const xfph*>(mm_.futex_phash.v), static_cast<const xfph*>(mm_.futex_phash_new)})
+            if (h && std::find(hashes_.begin(), hashes_.end(), h) == hashes_.end())
+                hashes_.push_back(h);
+        step_footprint* fp = env_.current_footprint();
+        if (!fp)
+            return;
+        for (step_access& a : fp->accesses)
+            if (obj_class_of(a.obj) == obj_class::raw) {
+                if (const auto name = object_name(a.obj))
+                    a.obj = *name;
+                else
+                    fp->global = true;  // nobody can tell what it touched
+            }
+        // The mm's plain fields (futex_phash_new, read locklessly by the
+        // policies' fast paths and futex_pivot_pending(), cleared and set
+        // again under futex_hash_lock): a change no recorded write explains
+        // makes the step commute with nothing.
+        const auto* now = reinterpret_cast<const unsigned char*>(&mm_);
+        if (mm_bytes_.empty())
+            mm_bytes_.assign(now, now + sizeof(mm_));
+        for (std::size_t o = 0; o < sizeof(mm_) && !fp->global; o++) {
+            if (now[o] == mm_bytes_[o])
+                continue;
+            const bool written = std::any_of(fp->accesses.begin(), fp->accesses.end(), [o](const step_access& a) {
+                const std::uint64_t at = a.obj & 0xffffffffu;
+                return a.write && obj_class_of(a.obj) == obj_class::mm && at <= o && o < at + sizeof(long);
+            });
+            if (!written)
+                fp->global = true;
+        }
+        std::copy(now, now + sizeof(mm_), mm_bytes_.begin());
+    }
+
     void on_step(const explore_env::xtask& t, const op_event& ev)
     {
+        name_step_objects();
         if (!env_.violation()) {
             const std::string v = inv_.check_step();
             if (!v.empty())
@@ -399,11 +538,16 @@ private:
     const run_config& cfg_;
     const xcase& case_;
     const trace_sink& trace_;
+    const run_hooks* hooks_;
     explore_env env_;
     model_process<explore_env> futex_;  // after env_: freed before it
     xmm& mm_ = futex_.mm;
     invariants inv_;
     std::vector<bool> started_;
+    std::vector<unsigned char> mm_bytes_;          // the mm after the last step (name_step_objects())
+    std::vector<const xfph*> hashes_;              // every hash seen, in order (object_name())
+    std::vector<int> thread_task_;                 // by thread index: its task id
+    std::vector<std::vector<long>> results_;      // by thread index: each system call's return value
     std::vector<std::vector<int>> woken_by_;  // by task id: whom its current call woke
     int set_slots_in_flight_ = 0;
     unsigned long set_slots_started_ = 0;
@@ -436,12 +580,12 @@ std::vector<std::string> mutation_names()
 #endif
 }
 
-run_outcome explore_case(const run_config& cfg, const xcase& c, const trace_sink& trace)
+run_outcome explore_case(const run_config& cfg, const xcase& c, const trace_sink& trace, const run_hooks* hooks)
 {
 #ifdef FUTEXSIM_MUTATIONS
     select_mutation(cfg.mutation);
 #endif
-    explored_process p(cfg, c, trace);
+    explored_process p(cfg, c, trace, hooks);
     return p.run();
 }
 
@@ -482,6 +626,8 @@ std::string replay_command(const run_config& cfg, const xcase& c, const std::str
         cmd += " --no-sleeper-check";
     if (!cfg.fatal_warnings)
         cmd += " --nonfatal-warnings";
+    if (cfg.timing_choices)
+        cmd += fmt::format(" --timing choices --gp-ends {}", cfg.max_gp_ends);
     if (!cfg.mutation.empty())
         cmd += " --mutation " + cfg.mutation;
     return cmd;

@@ -12,6 +12,7 @@
 
 #include "model/kernel_version.h"
 #include "sim/explore/explore_case.h"
+#include "sim/explore/footprint.h"
 #include "sim/schedule.h"
 
 namespace futexsim::sim::explore {
@@ -44,6 +45,26 @@ struct run_config {
     // false the run only reports it, to check the other properties past it.
     bool fatal_warnings = true;
     std::string mutation;  // test-only builds (FUTEXSIM_MUTATIONS): a mutation point to switch on
+    // Grace-period ends and timeouts as scheduling choices, at most
+    // `max_gp_ends` grace periods ending while something else could run
+    // (explore_env::config::timing_choices): what --strategy dfs explores.
+    bool timing_choices = false;
+    unsigned long max_gp_ends = 2;
+};
+
+// A scheduling point as a driver of many runs sees it.
+struct choice_point {
+    const std::vector<std::uint32_t>& candidates;  // task ids, gp_end_candidate
+    const std::vector<bool>& timer;                // asleep: chosen, its timeout ends its sleep
+    const std::vector<step_footprint>& so_far;     // what each step until now touched
+};
+
+// What a driver of many runs (sim/explore/dfs.h) plugs into one.
+struct run_hooks {
+    // Replaces the strategy: the index of the candidate that runs next, or
+    // nullopt to stop the run.
+    std::function<std::optional<std::size_t>(const choice_point&)> choose;
+    bool final_state = false;  // describe the end state (run_outcome::final_state)
 };
 
 struct run_outcome {
@@ -54,12 +75,20 @@ struct run_outcome {
     unsigned long longest_pivot_gps = 0;
     std::vector<unsigned> schedule;  // the choices made, replayable with --strategy replay
     std::vector<std::string> warnings;  // distinct model warnings, with fatal_warnings off
+    // With run_hooks:
+    bool stopped = false;                  // the chooser stopped it
+    std::vector<step_footprint> footprints;  // one per step
+    // What two runs that differ only in the order of commuting steps end
+    // with alike: each thread's return values and where it ended, the
+    // futex words, the hash, the count, the grace periods, the verdict.
+    std::string final_state;
 };
 
 // Called with one line per step (and a header), when tracing.
 using trace_sink = std::function<void(const std::string&)>;
 
-run_outcome explore_case(const run_config& cfg, const xcase& c, const trace_sink& trace = {});
+run_outcome explore_case(const run_config& cfg, const xcase& c, const trace_sink& trace = {},
+                         const run_hooks* hooks = nullptr);
 
 // The command line that replays this run and prints its trace.
 std::string replay_command(const run_config& cfg, const xcase& c, const std::string& program = "futexsim");

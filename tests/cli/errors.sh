@@ -133,6 +133,16 @@ check "--schedule does not apply to --backend kernel" run --backend kernel --sch
 check "--pct-depth does not apply to --backend threads" run --backend threads --pct-depth 3
 check "--pct-depth applies to --strategy pct only" run --strategy fifo --pct-depth 3
 check "--pct-depth applies to --strategy pct only" replay --case W0 --pct-depth 3
+check "--strategy 'bogus': expected fifo, random, pct, replay or dfs" replay --case W0 --strategy bogus
+check "--preemptions applies to --strategy dfs only" replay --case C.K0:1/W0 --preemptions 1
+check "--no-reduction applies to --strategy dfs only" replay --case C.K0:1/W0 --no-reduction
+check "--max-executions applies to --strategy dfs only" replay --case C.K0:1/W0 --max-executions 5
+check "--preemptions: 'x' is not a whole number from 0 to 1000 or 'any'" replay --case C.K0:1/W0 --strategy dfs --preemptions x
+check "--preemptions: '-1'" replay --case C.K0:1/W0 --strategy dfs --preemptions -1
+check "--schedule does not apply to --strategy dfs" replay --case C.K0:1/W0 --strategy dfs --schedule 1,0
+check "--timing 'later': expected steps or choices" replay --case C.K0:1/W0 --timing later
+check "--timing steps does not apply to --strategy dfs" replay --case C.K0:1/W0 --strategy dfs --timing steps
+check "--gp-ends" replay --case C.K0:1/W0 --strategy dfs --gp-ends -2
 # What a real run cannot honour: a ramp past the run, more bins than memory.
 check "--ramp-ms 5000: --backend threads must create its threads within the run (at most --seconds x 1000 = 50 ms)" run --backend threads --threads 2 --seconds 0.05 --ramp-ms 5000
 check "--ramp-ms 3600000" run --backend kernel --threads 2 --seconds 60 --ramp-ms 3600000

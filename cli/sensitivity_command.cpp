@@ -79,12 +79,6 @@ std::string run_self(const std::vector<std::string>& args)
     return r.out;
 }
 
-struct variant {
-    std::string param, end;  // end: low, preset, high
-    double value = 0;
-    std::string file;
-};
-
 struct variant_result {
     latched_counts latched;
     double auto_mops = 0, presized_mops = 0;
@@ -132,21 +126,15 @@ int sensitivity_checked(const sensitivity_args& a)
     const std::string dir = std::filesystem::absolute(a.out_dir).string();
 
     // The machine files: the base once, each parameter at both ends.
-    std::vector<variant> variants;
-    variants.push_back({"", "preset", 0, dir + "/base.json"});
-    write_file(variants.back().file, base);
-    for (const sensitivity_param* p : params) {
-        const double preset = machine_value(base, *p);
+    const std::string base_file = dir + "/base.json";
+    write_file(base_file, base);
+    std::string files = base_file;
+    for (const sensitivity_param* p : params)
         for (const auto& [end, v] : {std::pair{"low", p->low}, std::pair{"high", p->high}}) {
             const std::string file = fmt::format("{}/{}-{}.json", dir, p->name, end);
             write_file(file, machine_variant(base, *p, v, fmt::format("{}={}", p->name, v)));
-            variants.push_back({p->name, end, v, file});
+            files += "," + file;
         }
-        variants.front().value = preset;  // unused for the base
-    }
-    std::string files;
-    for (const auto& v : variants)
-        files += (files.empty() ? "" : ",") + v.file;
 
     const std::string jobs = std::to_string(a.jobs ? a.jobs : std::max(1u, std::thread::hardware_concurrency()));
     const std::string auto_out = dir + "/auto.jsonl", presized_out = dir + "/presized.jsonl";
@@ -175,7 +163,7 @@ int sensitivity_checked(const sensitivity_args& a)
     }
 
     // One row per parameter: low, preset, high.
-    const variant_result& preset = by_file.at(variants.front().file);
+    const variant_result& preset = by_file.at(base_file);
     struct row {
         const sensitivity_param* p;
         double preset_value;

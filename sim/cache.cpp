@@ -143,7 +143,7 @@ void cache_model::serve(cache_line& l)
     // Mesh latency varies with traffic: the snoop leg is drawn from the seed.
     vtime leg = 0;
     if (m.snoop_leg_fraction > 0 && !l.snoop_arrived) {
-        l.leg = static_cast<vtime>(lat * m.snoop_leg_fraction * eng_.rng().spread(m.timing_jitter) + 0.5);
+        l.leg = static_cast<vtime>(lat * m.snoop_leg_fraction * eng_.jitter_rng().spread(m.timing_jitter) + 0.5);
     }
     leg = l.leg;
     if (!far && leg > 0 && l.owner >= 0 && l.owner != static_cast<int>(cpu) && !l.snoop_arrived) {

@@ -13,7 +13,8 @@ namespace futexsim::sim {
 namespace ctx = boost::context;
 
 engine::engine(const machine& m, std::uint64_t seed, engine_config cfg)
-    : machine_(m), cfg_(cfg), rng_(seed), tick_ns_(1'000'000'000 / std::max(1u, m.hz)),
+    : machine_(m), cfg_(cfg), jitter_rng_(stream_seed(seed, streams::jitter)),
+      placement_rng_(stream_seed(seed, streams::placement)), tick_ns_(1'000'000'000 / std::max(1u, m.hz)),
       cpus_(m.num_cpus())
 {
     if (m.num_cpus() == 0)
@@ -386,7 +387,7 @@ int engine::place_new(const task& t)
             candidates.push_back(c);
     if (candidates.empty())
         return -1;
-    return static_cast<int>(candidates[rng_.below(candidates.size())]);
+    return static_cast<int>(candidates[placement_rng_.below(candidates.size())]);
 }
 
 // The CPU is free: start the next queued task at `at`.

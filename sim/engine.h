@@ -90,7 +90,9 @@ public:
     vtime now() const { return now_; }
     vtime lookahead() const { return cfg_.lookahead_ns; }
     vtime tick_ns() const { return tick_ns_; }
-    rng64& rng() { return rng_; }
+    // Timing jitter (cache-line legs, system-call costs): the run's "jitter"
+    // stream (sim/rng.h); the engine's own placement draws use another.
+    rng64& jitter_rng() { return jitter_rng_; }
     // An event source takes part in the run from now on (sim/event_source.h);
     // returns its number for post(). At most 255.
     std::uint8_t add_source(event_source* s);
@@ -233,7 +235,8 @@ private:
 
     machine machine_;
     engine_config cfg_;
-    rng64 rng_;
+    rng64 jitter_rng_;
+    rng64 placement_rng_;  // select_idle_cpu(): which of the equally good idle CPUs
     vtime next_tick_ = 0;   // the running task's next tick boundary
     vtime next_check_ = 0;  // min(next tick, horizon): charge() looks closer from here
     unsigned resched_flags_ = 0;  // CPUs with need_resched or urgent_resched set

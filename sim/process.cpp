@@ -5,7 +5,8 @@
 namespace futexsim::sim {
 
 sim_process::sim_process(const machine& m, std::uint64_t seed, engine_config cfg)
-    : eng_(m, seed, cfg), cache_(eng_), rcu_(eng_), env_(eng_, cache_, rcu_), futex_(env_)
+    : eng_(m, seed, cfg), cache_(eng_), rcu_(eng_), env_(eng_, cache_, rcu_), futex_(env_),
+      workload_rng_(stream_seed(seed, streams::workload))
 {
     env_.on_trace = [this](const model::trace_point& tp) { on_trace(tp); };
 }
@@ -62,7 +63,7 @@ vtime sim_process::jittered(double ns)
     const double j = eng_.mach().timing_jitter;
     if (j <= 0)
         return static_cast<vtime>(ns);
-    return static_cast<vtime>(ns * eng_.rng().spread(j) + 0.5);
+    return static_cast<vtime>(ns * eng_.jitter_rng().spread(j) + 0.5);
 }
 
 void sim_process::sys_enter(const char* name)

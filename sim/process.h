@@ -83,7 +83,7 @@ public:
         sys_clone(std::move(name), std::move(cpus), std::move(body));
     }
     std::int64_t now_ns() override { return eng_.now(); }
-    double random_uniform() override { return eng_.rng().uniform(); }
+    double random_uniform() override { return workload_rng_.uniform(); }
 
 
 private:
@@ -98,6 +98,7 @@ private:
     std::vector<std::uint64_t> tid_word_;  // by task id; 0: none
     std::vector<std::uint32_t> children_;  // task ids, in creation order
     pivot_stats stats_;
+    rng64 workload_rng_;  // the run's "workload" stream (sim/rng.h)
 };
 
 }  // namespace futexsim::sim

@@ -1,11 +1,45 @@
 // The simulator's random numbers: xoshiro256** seeded by splitmix64. Small,
 // fast, and the same sequence on every platform for a given seed.
+//
+// One master seed per run, named streams: every consumer of randomness
+// (timing jitter, CPU placement, workload choices, the schedule strategy)
+// seeds its own generator with stream_seed(seed, name), so a consumer that
+// draws more or less moves no other's sequence.
 #pragma once
 
 #include <cstdint>
 #include <limits>
+#include <string_view>
 
 namespace futexsim::sim {
+
+// splitmix64's finaliser: a bijection that spreads every input bit.
+constexpr std::uint64_t mix64(std::uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+// The seed of stream `name` of a run seeded with `master`: the name's
+// FNV-1a hash, mixed with the master seed.
+constexpr std::uint64_t stream_seed(std::uint64_t master, std::string_view name)
+{
+    std::uint64_t h = 0xcbf29ce484222325ull;
+    for (char c : name) {
+        h ^= static_cast<unsigned char>(c);
+        h *= 0x100000001b3ull;
+    }
+    return mix64(mix64(master) ^ h);
+}
+
+// The names of the timed simulator's streams.
+namespace streams {
+inline constexpr std::string_view jitter = "jitter";        // cache-line legs, system-call costs
+inline constexpr std::string_view placement = "placement";  // which idle CPU a woken task takes
+inline constexpr std::string_view workload = "workload";    // the workload's own choices
+inline constexpr std::string_view schedule = "schedule";    // the schedule strategy
+}  // namespace streams
 
 class rng64 {
 public:
@@ -14,10 +48,7 @@ public:
     {
         for (auto& s : s_) {
             seed += 0x9e3779b97f4a7c15ull;
-            std::uint64_t z = seed;
-            z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-            z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-            s = z ^ (z >> 31);
+            s = mix64(seed);
         }
     }
     static constexpr result_type min() { return 0; }

@@ -16,6 +16,7 @@
 #include "sim/atomic_share.h"
 #include "sim/fast_forward.h"
 #include "sim/process.h"
+#include "sim/rng.h"
 #include "sim/trace_writer.h"
 
 namespace futexsim::sim {
@@ -64,7 +65,7 @@ run_result simulate(const run_options& opt, const sim_options& sopt)
     sim_process proc(opt.mach, opt.seed, ecfg);
     if (sopt.strategy.kind != strategy_kind::fifo || !sopt.strategy.schedule.empty()) {
         strategy_options so = sopt.strategy;
-        so.seed = opt.seed;
+        so.seed = stream_seed(opt.seed, streams::schedule);
         strategy = make_strategy(so);
         proc.eng().set_strategy(strategy.get());
     }

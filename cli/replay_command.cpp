@@ -33,6 +33,7 @@ struct replay_args {
     bool pct_depth_given = false;
     bool schedule_given = false;
     bool timing_given = false;
+    bool gp_ends_given = false;
     // --strategy dfs
     std::vector<std::string> dfs_only_given;  // its flags, given to another strategy
     sim::explore::dfs_options dfs;
@@ -108,6 +109,9 @@ int replay(replay_args& a)
     if (dfs && a.timing == "steps" && a.timing_given)
         throw usage_error("--timing steps does not apply to --strategy dfs: it explores time as choices");
     cfg.timing_choices = dfs || a.timing == "choices";
+    if (a.gp_ends_given && !cfg.timing_choices)
+        throw usage_error("--gp-ends applies to --timing choices (and --strategy dfs) only: with --timing steps "
+                          "grace periods end by the step count");
     if (a.preemptions == "any") {
         a.dfs.max_preemptions = sim::explore::unbounded_preemptions;
     } else {
@@ -212,7 +216,7 @@ void register_replay(CLI::App& app)
                                    "steps: grace periods and timeouts end after a number of steps; choices: "
                                    "they end at any scheduling point, as a choice (what dfs explores)")
                        ->capture_default_str();
-    sub->add_option("--gp-ends", a->cfg.max_gp_ends,
+    auto* gp_ends = sub->add_option("--gp-ends", a->cfg.max_gp_ends,
                     "--timing choices: at most this many grace periods end while a task could run instead "
                     "(one always ends when nothing else can run)")
         ->transform(whole_number(0, 1000))
@@ -250,8 +254,9 @@ void register_replay(CLI::App& app)
                 "--steps) with time as choices, skipping schedules equivalent to one explored unless\n"
                 "--no-reduction; it prints the complete executions, those pruned and the bounds, or the\n"
                 "first violation with its replay command and a smaller case (exit status 1).");
-    sub->parse_complete_callback([a, pct_depth, timing, schedule] {
+    sub->parse_complete_callback([a, pct_depth, timing, schedule, gp_ends] {
         a->pct_depth_given = pct_depth->count() > 0;
+        a->gp_ends_given = gp_ends->count() > 0;
         a->timing_given = timing->count() > 0;
         a->schedule_given = schedule->count() > 0;
     });

@@ -46,6 +46,7 @@ struct run_args {
     std::string trace_window;
     unsigned runs = 1;
     bool json = false;
+    bool exact = false;  // --exact: no fast-forward
     std::string backend = "sim";
     std::vector<std::string> sim_only_flags;  // given flags that only the simulator takes
     bool policy_given = false;
@@ -173,6 +174,7 @@ int run(run_args& a)
 {
     run_options& opt = a.opt;
     sim::sim_options& sopt = a.sim;
+    sopt.fast_forward = !a.exact;
     check_backend_flags(a);
     const auto kernel = model::parse_kernel_version(a.kernel);
     if (!kernel)
@@ -313,17 +315,18 @@ void register_run(CLI::App& app)
     auto* trace_window = sub->add_option("--trace-window", a->trace_window,
                                          "START:END virtual milliseconds the trace covers (default: the "
                                          "whole measured run)");
-    auto* fast_forward = sub->add_flag(
-        "--fast-forward", a->sim.fast_forward,
-        "Once the run is stationary (the workload has created its threads, no pivot is pending, the hash "
-        "is per-CPU), measure its rate until the 95% interval is within +/-1%, then extrapolate the rest "
-        "of the run; the line and the JSON say from when (docs/simulator.md, \"Fast-forward\")");
+    auto* exact = sub->add_flag(
+        "--exact", a->exact,
+        "Simulate every operation to the end. Without it, a run that turns stationary (the workload has "
+        "created its threads, no pivot is pending, the hash is per-CPU) is measured until the 95% interval "
+        "of its rate is within +/-1% and the rest is extrapolated; the line and the JSON say from when "
+        "(docs/simulator.md, \"Fast-forward\"). A --trace run is always exact");
     a->workload.add_to(*sub);
     // Which flags were given, for the checks in run(): those only the
     // simulator takes (in the order the errors name them).
     const std::vector<CLI::Option*> sim_only = {machine,  machine_file, seed,  strategy,
                                                  pct_depth, schedule,     trace, trace_window,
-                                                 fast_forward};
+                                                 exact};
     sub->parse_complete_callback([=] {
         auto given = [](const std::vector<CLI::Option*>& options) {
             std::vector<std::string> names;

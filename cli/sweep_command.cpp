@@ -323,6 +323,9 @@ void register_sweep(CLI::App& app)
     sub->add_option("--seed", a->grid.seed, "Seed of each cell's first run")
         ->transform(whole_number(0, std::numeric_limits<std::uint64_t>::max()))
         ->capture_default_str();
+    sub->add_flag("--exact", a->grid.exact,
+                  "Every run simulates every operation (run --exact); without it a run that turns stationary "
+                  "is measured and extrapolated (docs/simulator.md, \"Fast-forward\")");
     sub->add_option("--out", a->out, "JSON Lines file; runs already in it are skipped (resume)")->required();
     sub->add_option("--jobs", a->jobs, "Runs at a time (default: every CPU)")->transform(whole_number(1, 1024));
     sub->add_option("--shard", a->shard, "K/N: run only the runs whose index is K-1 modulo N")->capture_default_str();

@@ -68,6 +68,8 @@ std::string sweep_grid::id() const
     for (bool p : prechecks)
         text += p ? "on," : "off,";
     text += fmt::format(";{};{};{};{}", seconds, interval_ms, runs, seed);
+    if (exact)
+        text += ";exact";
     return fmt::format("{:016x}", fnv1a(text));
 }
 
@@ -116,6 +118,8 @@ std::vector<std::string> run_arguments(const sweep_grid& g, std::size_t run_inde
         a.insert(a.end(), {"--cpus", c.cpus});
     if (c.precheck)
         a.emplace_back("--precheck");
+    if (g.exact)
+        a.emplace_back("--exact");
     return a;
 }
 

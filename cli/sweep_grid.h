@@ -28,6 +28,7 @@ struct sweep_grid {
     double interval_ms = 10;
     unsigned runs = 1;        // seeds per cell: seed, seed+1, ...
     std::uint64_t seed = 1;
+    bool exact = false;       // every run --exact (no fast-forward)
 
     std::size_t cell_count() const;
     std::size_t run_count() const { return cell_count() * runs; }

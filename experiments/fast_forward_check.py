@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Checks --fast-forward against exact runs: for each workload, thread count,
+"""Checks fast-forward (the default) against exact runs (--exact): for each workload, thread count,
 arm and seed, the same run with and without it; prints per cell how many
 outcomes agree, and how often the exact throughput falls within the
 extrapolated run's 95% interval (it should, about 95% of the time).
@@ -24,8 +24,8 @@ def run(futexsim, workload, threads, arm, seed, seconds, ff):
            "--seconds", str(seconds), "--seed", str(seed)]
     if arm != "auto":
         cmd += ["--presize", arm.split(":")[1]]
-    if ff:
-        cmd.append("--fast-forward")
+    if not ff:
+        cmd.append("--exact")
     return json.loads(subprocess.check_output(cmd))
 
 

@@ -8,6 +8,10 @@ arm, seed) in parallel and prints one table.
         --threads 16,32,48,64,96 --seeds 1-8 --seconds 0.5
     experiments/stall_threshold.py --workload producer-consumer \
         --policy rwsem-gate --threads 96,128,192 --arms auto
+    experiments/stall_threshold.py --from experiments/results/repro1-*.jsonl
+
+--from tabulates the runs of `futexsim sweep` files instead of running any
+(arm auto, or presize:N as "presized"; one machine, workload and policy).
 """
 import argparse
 import concurrent.futures as cf
@@ -49,7 +53,11 @@ def main():
     p.add_argument("--presize", type=int, default=512)
     p.add_argument("--arms", default="auto,presized")
     p.add_argument("--jobs", type=int, default=os.cpu_count())
+    p.add_argument("--from", dest="sweeps", nargs="+", metavar="FILE",
+                   help="tabulate these `futexsim sweep` JSON Lines files instead of running")
     args = p.parse_args()
+    if args.sweeps:
+        return tabulate(*from_sweeps(args.sweeps))
 
     jobs = []
     for t in [int(x) for x in args.threads.split(",")]:
@@ -61,10 +69,30 @@ def main():
     with cf.ThreadPoolExecutor(max_workers=args.jobs) as ex:
         for t, arm, s, j in ex.map(lambda a: run(args, *a), jobs):
             results.setdefault((t, arm), []).append(j)
+    return tabulate(f"machine={args.machine} workload={args.workload} policy={args.policy} "
+                    f"cpus={args.cpus} seeds={args.seeds} "
+                    f"auto={args.seconds}s presized={args.presized_seconds}s", results)
 
-    print(f"machine={args.machine} workload={args.workload} policy={args.policy} "
-          f"cpus={args.cpus} seeds={args.seeds} "
-          f"auto={args.seconds}s presized={args.presized_seconds}s")
+
+def from_sweeps(paths):
+    """The runs of sweep files, by (threads, arm), and a header naming the cells."""
+    results, cells = {}, set()
+    for path in paths:
+        with open(path) as f:
+            for line in f:
+                rec = json.loads(line)
+                cell, r = rec["cell"], rec["run"]
+                arm = "auto" if cell["arm"] == "auto" else "presized"
+                cells.add((cell["machine"], cell["workload"], cell["policy"], cell.get("cpus") or "all",
+                           arm, r["seconds"]))
+                results.setdefault((cell["threads"], arm), []).append(r)
+    header = "; ".join(f"machine={m} workload={w} policy={p} cpus={c} {a}={s}s"
+                       for m, w, p, c, a, s in sorted(cells))
+    return header, results
+
+
+def tabulate(header, results):
+    print(header)
     print(f"{'threads':>7} {'latched':>8} {'transient':>9} {'auto Mops':>10} {'presized':>9} {'ratio':>7} "
           f"{'atomic%':>8} {'slots_end':>10} {'max wall s':>10}")
     for t in sorted({k[0] for k in results}):

@@ -96,6 +96,7 @@ std::string with_tail(const run_result& r, nlohmann::ordered_json& j)
         j["work_ms"] = r.work_ms;
     if (r.extrapolated_from_ms >= 0) {
         j["extrapolated_from_ms"] = r.extrapolated_from_ms;
+        j["mops_stationary"] = r.mops_stationary;
         j["mops_ci95"] = r.mops_ci95;
     }
     if (!r.phases.empty()) {

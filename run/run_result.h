@@ -52,10 +52,12 @@ struct run_result {
     };
     std::vector<phase> phases;
     double work_ms = -1;  // time to finish --ops (mutex); -1 if not asked or not finished
-    // Fast-forward (simulator, --fast-forward): the run was simulated up to
+    // Fast-forward (simulator, unless --exact): the run was simulated up to
     // extrapolated_from_ms and extrapolated from there at the stationary
-    // rate, whose 95% half width is mops_ci95; -1: simulated to the end.
+    // rate mops_stationary, whose 95% half width is mops_ci95; -1:
+    // simulated to the end.
     double extrapolated_from_ms = -1;
+    double mops_stationary = 0;
     double mops_ci95 = 0;
     double wall_seconds = 0;
 

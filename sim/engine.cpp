@@ -189,11 +189,16 @@ void engine::sync()
     yield_to_engine();
 }
 
+// rcu_sched_clock_irq(): a tick in user mode is a quiescent state; with
+// PREEMPT_RCU (rcu_flavor_sched_clock_irq()) so is one in the kernel outside
+// any read-side section and with preemption enabled (no QS while
+// preempt_count() has PREEMPT_MASK bits: futex_ref_get()/put()'s
+// guard(preempt)(), a held spinlock).
 bool engine::task_quiescent(const task& t) const
 {
     if (t.mode == task_mode::user && !t.kernel_thread)
         return true;
-    return machine_.rcu_preemptible && t.rcu_nesting == 0;
+    return machine_.rcu_preemptible && !t.in_section();
 }
 
 void engine::sample_tick(unsigned cpu, std::int64_t k, bool quiescent)

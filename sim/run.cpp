@@ -122,7 +122,7 @@ run_result simulate(const run_options& opt, const sim_options& sopt)
     // step while the run is not stationary), until the sampler has the rate.
     std::optional<fast_forward_sampler> ff;
     vtime simulated_to = end;
-    if (sopt.fast_forward && wl.stationary_after_main) {
+    if (sopt.fast_forward && sopt.trace_path.empty() && wl.stationary_after_main) {
         ff.emplace();
         const fast_forward_rule rule;
         // Nothing can request a pivot again: the workload is done creating
@@ -167,7 +167,8 @@ run_result simulate(const run_options& opt, const sim_options& sopt)
         r.ops += static_cast<std::uint64_t>(std::llround(ff->rate_per_ns() * static_cast<double>(end - simulated_to)));
         r.mops = static_cast<double>(r.ops) / opt.seconds / 1e6;
         r.extrapolated_from_ms = static_cast<double>(simulated_to) / 1e6;
-        r.mops_ci95 = ff->half_width_per_ns() * 1e3;  // ops/ns -> Mops/s
+        r.mops_stationary = ff->rate_per_ns() * 1e3;  // ops/ns -> Mops/s
+        r.mops_ci95 = ff->half_width_per_ns() * 1e3;
         r.per_interval_mops.resize(std::min(r.per_interval_mops.size(),
                                             static_cast<std::size_t>(simulated_to / interval_ns)));
     }

@@ -30,8 +30,9 @@ struct sim_options {
     // byte for byte, only slower.
     bool fast_paths = true;
     sim_counters* counters = nullptr;  // filled at the end of the run if set
-    // Extrapolate a stationary run once its rate is known (sim/fast_forward.h).
-    bool fast_forward = false;
+    // Extrapolate a stationary run once its rate is known (sim/fast_forward.h);
+    // false (--exact): simulate every operation. A traced run is always exact.
+    bool fast_forward = true;
 };
 
 // Throws std::invalid_argument for options the workload cannot take.

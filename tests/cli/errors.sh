@@ -143,6 +143,8 @@ check "--schedule does not apply to --strategy dfs" replay --case C.K0:1/W0 --st
 check "--timing 'later': expected steps or choices" replay --case C.K0:1/W0 --timing later
 check "--timing steps does not apply to --strategy dfs" replay --case C.K0:1/W0 --strategy dfs --timing steps
 check "--gp-ends" replay --case C.K0:1/W0 --strategy dfs --gp-ends -2
+check "--gp-ends applies to --timing choices" replay --case C.K0:1/W0 --gp-ends 3
+check "--gp-ends applies to --timing choices" replay --case C.K0:1/W0 --timing steps --gp-ends 3
 # What a real run cannot honour: a ramp past the run, more bins than memory.
 check "--ramp-ms 5000: --backend threads must create its threads within the run (at most --seconds x 1000 = 50 ms)" run --backend threads --threads 2 --seconds 0.05 --ramp-ms 5000
 check "--ramp-ms 3600000" run --backend kernel --threads 2 --seconds 60 --ramp-ms 3600000

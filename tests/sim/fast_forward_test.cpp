@@ -80,10 +80,10 @@ TEST_CASE("fast-forward: a run that never turns stationary is unchanged", "[fast
 {
     // 64 threads auto-scaled latch: the pivot stays pending to the end.
     const run_options o = xeon_run(64, 0.03, 1);
-    sim_options ff;
-    ff.fast_forward = true;
-    const run_result a = simulate(o, ff);
-    const run_result b = simulate(o);
+    sim_options exact;
+    exact.fast_forward = false;
+    const run_result a = simulate(o);  // fast-forward is the default
+    const run_result b = simulate(o, exact);
     CHECK(a.pivot_pending_at_end);
     CHECK(a.extrapolated_from_ms < 0);
     CHECK(without_wall(json_line(a)) == without_wall(json_line(b)));
@@ -93,17 +93,20 @@ TEST_CASE("fast-forward: a stationary run agrees with the exact one within its i
 {
     for (const auto& [workload, threads] : {std::pair{"wake-nowaiters", 24u}, std::pair{"producer-consumer", 16u}}) {
         for (bool presized : {true, false}) {
-            run_options o = xeon_run(threads, 0.12, 3);
+            // An auto-scaled run pivots first: three grace periods of ~36 ms.
+            const double seconds = presized ? 0.12 : 0.25;
+            run_options o = xeon_run(threads, seconds, 3);
             o.workload = workload;
             if (presized)
                 o.presize = 512;
-            sim_options ff;
-            ff.fast_forward = true;
-            const run_result a = simulate(o, ff);
-            const run_result b = simulate(o);
+            sim_options exact;
+            exact.fast_forward = false;
+            const run_result a = simulate(o);  // fast-forward is the default
+            const run_result b = simulate(o, exact);
+            CHECK(b.extrapolated_from_ms < 0);
             INFO(workload << " presized " << presized << ": " << json_line(a));
             CHECK(a.extrapolated_from_ms > 0);
-            CHECK(a.extrapolated_from_ms < 120);
+            CHECK(a.extrapolated_from_ms < seconds * 1e3);
             CHECK(a.outcome == b.outcome);
             CHECK(a.slots_end == b.slots_end);
             CHECK(std::abs(a.mops - b.mops) <= 2 * a.mops_ci95);

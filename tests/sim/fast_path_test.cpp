@@ -36,6 +36,7 @@ void check_identical(const variant& v)
     o.cpus = parse_cpu_list("0-95", o.mach.num_cpus());
     sim_options fast;
     fast.strategy.kind = v.strategy;
+    fast.fast_forward = false;  // every event of the run, both ways
     sim_options slow = fast;
     slow.fast_paths = false;
     for (std::uint64_t seed : {1, 2}) {

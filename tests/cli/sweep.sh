@@ -78,6 +78,17 @@ else
     bad "interrupted + resumed report differs"
 fi
 
+# Fast-forward reaches the children, and --exact turns it off in each: a
+# presized run is stationary from its first milliseconds.
+ff=(--threads 8 --arms presize:64 --runs 1 --seconds 0.06 --cpus 0-15)
+"$bin" sweep "${ff[@]}" --out "$dir/ff.jsonl" --jobs 1 2>/dev/null || bad "the fast-forward sweep failed"
+"$bin" sweep "${ff[@]}" --exact --out "$dir/exact.jsonl" --jobs 1 2>/dev/null || bad "the --exact sweep failed"
+if grep -q '"extrapolated_from_ms"' "$dir/ff.jsonl" && ! grep -q '"extrapolated_from_ms"' "$dir/exact.jsonl"; then
+    note "ok: sweep runs are fast-forwarded, and --exact runs are not"
+else
+    bad "sweep: fast-forward or --exact did not reach the run"
+fi
+
 # Bad input: one line, exit status 2.
 check() {
     local expect="$1"; shift

@@ -23,8 +23,9 @@
 //   futex_pivot_pending(): H dead (its futex_ref_get() then fails and it
 //   pivots) or nothing parked, which opens the gate (the installation, or a
 //   racing futex_hash_allocate() holding the parked hash under
-//   futex_hash_lock for a moment): a call that passes while it is open is
-//   counted as in flight when it closes again.
+//   futex_hash_lock for a moment: a clone's auto-scaling, since a custom
+//   SET_SLOTS waits for the pivot first): a call that passes while it is
+//   open is counted as in flight when it closes again.
 // - rwsem-gate: while a hash is parked and the gate's `block` is set. From
 //   the park until its writer sets `block` (after rcu_sync_enter()'s grace
 //   period) readers take the fast path and are not gated at all; after it,

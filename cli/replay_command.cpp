@@ -131,7 +131,7 @@ int replay(replay_args& a)
     cfg.strategy.pct_steps = cfg.max_steps;
     const auto check = sim::explore::parse_liveness(a.check);
     if (!check)
-        throw usage_error(fmt::format("--liveness '{}': expected none, bounded or after-quiet", a.check));
+        throw usage_error(fmt::format("--liveness '{}': expected none, bounded, after-quiet or parked-drains", a.check));
     cfg.check = *check;
     std::string why;
     const auto c = sim::explore::parse_case(a.case_text, &why);
@@ -207,7 +207,10 @@ void register_replay(CLI::App& app)
     sub->add_option("--gp-steps", a->cfg.gp_steps, "Shortest grace period, in steps")
         ->transform(whole_number(1, 1'000'000))
         ->capture_default_str();
-    sub->add_option("--liveness", a->check, "Liveness property to check: none, bounded, after-quiet")
+    sub->add_option("--liveness", a->check,
+                    "Liveness property to check: none, bounded, after-quiet, or parked-drains (once a hash is "
+                    "parked and the policy's gate closed, no futex call that begins takes a reference on the "
+                    "hash being replaced: docs/testing.md)")
         ->capture_default_str();
     sub->add_option("--bound-gps", a->cfg.pivot_bound_gps, "bounded: grace periods a pivot may stay pending")
         ->transform(whole_number(0, 1'000'000))

@@ -3,9 +3,11 @@
 # and property, `futexsim replay --strategy dfs` on cases of growing size,
 # one after the other, with the CPU time each took. A search gets one
 # minute of CPU (ulimit -t 60): one killed there is reported "over 60 s".
-# Usage: census.sh [FUTEXSIM] > census.txt
+# Usage: census.sh [FUTEXSIM [PROPERTY...]] > census.txt (only those
+# properties' rows when some are named, e.g. parked-drains)
 set -u
 bin=${1:-build/futexsim}
+only=("${@:2}")
 bounds="--steps 400 --preemptions 2 --gp-ends 2 --no-shrink"
 cell() {  # policy property case flags...
     local policy=$1 prop=$2 case=$3; shift 3
@@ -18,6 +20,7 @@ cell() {  # policy property case flags...
 # Cases of one family in growing size: stop at the first over the minute.
 ladder() {  # policy property "flags" case...
     local policy=$1 prop=$2 flags=$3 line; shift 3
+    [[ ${#only[@]} -eq 0 || " ${only[*]} " == *" $prop "* ]] || return 0
     for c in "$@"; do
         line=$(cell "$policy" "$prop" "$c" $flags)
         echo "$line"
@@ -30,4 +33,6 @@ for policy in stock wait-for-new rwsem-gate; do
     ladder $policy pivot-completes "--kernel v7.2.1 --cpus 3" C.P2/K0:1 C.P2/M0.K0:1 C.P2.K0:1/T0:2.K0:1
     ladder $policy stuck-sleeper "--cpus 3" C.P2/P16 C.P2.G/P16
     ladder $policy stuck-sleeper-fixed "--kernel v7.2.1 --cpus 3" C.P2/P16 C.P2.G/P16
+    ladder $policy parked-drains "--liveness parked-drains --no-sleeper-check --cpus 3" C.P64/M0.M0 C.P64.K0:1/W0 \
+        C.P64/O0:1.M0 C.C.P64/M0/M0
 done

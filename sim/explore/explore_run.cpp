@@ -11,6 +11,7 @@
 #include "run/pivot_stats.h"
 #include "sim/explore/explore_env.h"
 #include "sim/explore/invariants.h"
+#include "sim/explore/parked_drains.h"
 #include "sim/trace_format.h"
 
 namespace futexsim::sim::explore {
@@ -25,7 +26,7 @@ class explored_process {
 public:
     explored_process(const run_config& cfg, const xcase& c, const trace_sink& trace, const run_hooks* hooks)
         : cfg_(cfg), case_(c), trace_(trace), hooks_(hooks), env_(env_config(cfg)), futex_(env_),
-          inv_(env_, mm_, futex_.global)
+          inv_(env_, mm_, futex_.global), drains_(mm_)
     {
         if (hooks_ && hooks_->choose) {
             env_.record_footprints = true;
@@ -47,7 +48,10 @@ public:
         woken_by_.assign(c.threads.size() + 1, {});  // by task id: the rcu task, then the threads
 
         env_.on_op = [this](const explore_env::xtask& t, const op_event& ev) {
+            const long held_before = inv_.held();
             inv_.on_op(t, ev);
+            if (cfg_.check == liveness::parked_drains && inv_.held() > held_before)
+                check_drain(t);
             if (ev.kind == op_kind::wake_task)
                 woken_by_[static_cast<std::size_t>(t.id)].push_back(static_cast<const explore_env::xtask*>(ev.addr)->id);
         };
@@ -193,6 +197,12 @@ private:
                 env_.completed_gps() >= quiet_gp_base_ && full >= 2 && owed_by_ < 0)
                 owed_by_ = env_.current().id, owed_quiet_gps_ = full;
         }
+        if (cfg_.check == liveness::parked_drains) {
+            for (const void* w : drains_.gate_words())
+                env_.record_access(w, false);
+            drains_.observe(env_.step());
+            drains_.call_begins(env_.current().id, format_op(op));
+        }
         ++active_;
         env_.user_step("enter " + format_op(op));
     }
@@ -205,6 +215,8 @@ private:
             if (thread_task_[i] == env_.current().id)
                 results_[i].push_back(ret);
         env_.user_step(fmt::format("return {} = {}", format_op(op), ret));
+        if (cfg_.check == liveness::parked_drains)
+            drains_.call_ends(env_.current().id);
         if (--active_ == 0) {
             quiet_since_ = env_.step();
             quiet_gp_base_ = env_.completed_gps() + (env_.gp_in_progress() ? 1 : 0);
@@ -368,6 +380,16 @@ private:
             custom_installs_.push_back(tp.slots);
     }
 
+    // A reference was just taken (liveness::parked_drains).
+    void check_drain(const explore_env::xtask& t)
+    {
+        drains_.observe(env_.step());
+        if (env_.violation())
+            return;
+        if (const std::string v = drains_.reference_taken(t); !v.empty())
+            env_.fail(v);
+    }
+
     void check_bound(bool at_end)
     {
         const unsigned long gps = env_.completed_gps() - pivots_.pending_gp_start;
@@ -455,6 +477,8 @@ private:
         }
         if (!env_.violation() && pivots_.pending && cfg_.check == liveness::bounded)
             check_bound(false);
+        if (cfg_.check == liveness::parked_drains)
+            drains_.observe(env_.step());
         if (trace_)
             trace_(step_line(t, ev));
     }
@@ -543,6 +567,7 @@ private:
     model_process<explore_env> futex_;  // after env_: freed before it
     xmm& mm_ = futex_.mm;
     invariants inv_;
+    parked_drains drains_;  // liveness::parked_drains
     std::vector<bool> started_;
     std::vector<unsigned char> mm_bytes_;          // the mm after the last step (name_step_objects())
     std::vector<const xfph*> hashes_;              // every hash seen, in order (object_name())
@@ -595,13 +620,14 @@ std::string_view liveness_name(liveness l)
     case liveness::none: return "none";
     case liveness::bounded: return "bounded";
     case liveness::after_quiet: return "after-quiet";
+    case liveness::parked_drains: return "parked-drains";
     }
     return "?";
 }
 
 std::optional<liveness> parse_liveness(std::string_view name)
 {
-    for (liveness l : {liveness::none, liveness::bounded, liveness::after_quiet})
+    for (liveness l : {liveness::none, liveness::bounded, liveness::after_quiet, liveness::parked_drains})
         if (liveness_name(l) == name)
             return l;
     return std::nullopt;
@@ -620,7 +646,9 @@ std::string replay_command(const run_config& cfg, const xcase& c, const std::str
     if (!cfg.strategy.schedule.empty())
         cmd += " --schedule " + format_schedule(cfg.strategy.schedule);
     cmd += fmt::format(" --steps {} --gp-steps {}", cfg.max_steps, cfg.gp_steps);
-    if (cfg.check != liveness::none)
+    if (cfg.check == liveness::parked_drains)  // no bound in grace periods: see sim/explore/parked_drains.h
+        cmd += fmt::format(" --liveness {}", liveness_name(cfg.check));
+    else if (cfg.check != liveness::none)
         cmd += fmt::format(" --liveness {} --bound-gps {}", liveness_name(cfg.check), cfg.pivot_bound_gps);
     if (!cfg.check_sleepers)
         cmd += " --no-sleeper-check";

@@ -27,6 +27,11 @@ enum class liveness : std::uint8_t {
     // call) for at least two full grace periods is installed by the end of
     // the first futex operation after the quiet window (stock's promise).
     after_quiet,
+    // Once a gate is closed (a hash parked; under rwsem-gate also its
+    // `block` set), no futex call that begins takes a reference on the hash
+    // being replaced: it drains once the calls in flight leave
+    // (sim/explore/parked_drains.h). Bounded liveness stated as safety.
+    parked_drains,
 };
 
 struct run_config {

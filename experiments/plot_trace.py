@@ -6,8 +6,8 @@ A plot of the trace's data, not a Perfetto screenshot: the three counters
 virtual time, FUTEX_WAKE calls completed per bin (from the CPU tracks), and
 a vertical line at each pivot instant and grace period end.
 
-    futexsim run --threads 96 --cpus 0-95 --seconds 0.05 \\
-        --trace stall.json --trace-window 0:25
+    futexsim run --threads 96 --cpus 0-95 --seconds 0.15 \\
+        --trace stall.json --trace-window 0:120
     python3 experiments/plot_trace.py stall.json docs/trace-stall.png
 
 futexsim writes one event per line, so the file is read line by line

@@ -19,6 +19,7 @@
 #include <memory>
 #include <mutex>
 #include <set>
+#include <system_error>
 #include <thread>
 
 #include "cli/child_run.h"
@@ -237,10 +238,22 @@ int sweep(sweep_args& a)
                 run_index = todo[next++];
                 running++;
             }
-            const child_result r = run_child(self, run_arguments(g, run_index), [&](pid_t pid) {
+            child_result r;
+            try {
+                r = run_child(self, run_arguments(g, run_index), [&](pid_t pid) {
+                    std::lock_guard lock(mu);
+                    children.insert(pid);
+                });
+            } catch (const std::system_error& e) {
+                // No child (the executable replaced under the sweep, no pipes
+                // left): the sweep stops with what it has, as on a failed run.
                 std::lock_guard lock(mu);
-                children.insert(pid);
-            });
+                running--;
+                if (!failure)
+                    failure = fmt::format("run {}: {}", run_index, e.what());
+                cv.notify_all();
+                return;
+            }
             std::lock_guard lock(mu);
             running--;
             if (r.status == 0 && !r.out.empty()) {

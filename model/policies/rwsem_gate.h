@@ -97,6 +97,20 @@ struct rwsem_gate_policy : stock_policy {
         return {};
     }
 
+    // The gate is closed once the writer has set `block` (before it, from
+    // the park through rcu_sync_enter()'s grace period, readers take the
+    // fast path), until the installation clears futex_phash_new.
+    template <class Env>
+    static bool gate_closed(const mm_struct<Env>* mm)
+    {
+        return mm->futex_phash_new && policy_state<rwsem_gate_policy>(mm).sem.block.v != 0;
+    }
+    template <class Env>
+    static std::vector<const void*> gate_words(const mm_struct<Env>* mm)
+    {
+        return {&mm->futex_phash_new, &policy_state<rwsem_gate_policy>(mm).sem.block};
+    }
+
     template <class Env>
     static void futex_op_begin(mm_struct<Env>* mm, futex_op /*op*/)
     {

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <string_view>
+#include <vector>
 
 #include "model/policies/policy.h"
 
@@ -29,6 +30,22 @@ struct stock_policy {
     static std::string_view word_name(const mm_struct<Env>* /*mm*/, const void* /*addr*/)
     {
         return {};
+    }
+    // Not a hook: where this policy's gate is closed, which the explorer's
+    // "parked hash drains" property checks (sim/explore/parked_drains.h):
+    // no futex call that begins while it is closed may take a reference on
+    // the hash being replaced. Stock has no gate; closed while a hash is
+    // parked, so stock breaks the property as v6.17 stalls. gate_words()
+    // lists the words gate_closed() reads.
+    template <class Env>
+    static bool gate_closed(const mm_struct<Env>* mm)
+    {
+        return mm->futex_phash_new != nullptr;
+    }
+    template <class Env>
+    static std::vector<const void*> gate_words(const mm_struct<Env>* mm)
+    {
+        return {&mm->futex_phash_new};
     }
     template <class Env>
     static void futex_op_begin(mm_struct<Env>* /*mm*/, futex_op /*op*/)

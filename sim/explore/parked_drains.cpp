@@ -4,29 +4,21 @@
 
 namespace futexsim::sim::explore {
 
-namespace {
-
-constexpr int rwsem_gate_id = model::registered_policies::id_of<model::rwsem_gate_policy>();
-
-}  // namespace
-
 parked_drains::parked_drains(xmm& mm) : mm_(mm) {}
 
-// See the top of parked_drains.h for why each policy's gate closes where it does.
+// Each policy says where its gate closes (gate_closed() beside its hooks;
+// the top of parked_drains.h says why each closes where it does).
 bool parked_drains::gate_closed() const
 {
-    if (!mm_.futex_phash_new)
-        return false;
-    if (mm_.futex_policy == rwsem_gate_id)
-        return model::policy_state<model::rwsem_gate_policy>(&mm_).sem.block.v != 0;
-    return true;
+    bool closed = false;
+    model::registered_policies::dispatch(mm_.futex_policy, [&]<class P>() { closed = P::gate_closed(&mm_); });
+    return closed;
 }
 
 std::vector<const void*> parked_drains::gate_words() const
 {
-    std::vector<const void*> words{&mm_.futex_phash_new};
-    if (mm_.futex_policy == rwsem_gate_id)
-        words.push_back(&model::policy_state<model::rwsem_gate_policy>(&mm_).sem.block);
+    std::vector<const void*> words;
+    model::registered_policies::dispatch(mm_.futex_policy, [&]<class P>() { words = P::gate_words(&mm_); });
     return words;
 }
 
@@ -59,9 +51,9 @@ std::string parked_drains::reference_taken(const explore_env::xtask& t)
         return {};  // in flight when the gate closed: the race every gate allows
     const xfph* cur = mm_.futex_phash.v;
     return fmt::format("parked hash does not drain: {} took a reference on the hash being replaced ({} slots) in "
-                       "{}, a call that began after the gate closed at step {} (a hash parked{})",
-                       t.name, model::fph_slots(cur), it->second.op, closed_step_,
-                       mm_.futex_policy == rwsem_gate_id ? ", the gate's block set" : "");
+                       "{}, a call that began after {}'s gate closed at step {}",
+                       t.name, model::fph_slots(cur), it->second.op,
+                       model::pivot_policy_name(mm_.futex_policy), closed_step_);
 }
 
 }  // namespace futexsim::sim::explore

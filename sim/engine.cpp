@@ -151,14 +151,14 @@ void engine::charge_slow()
         if (k > c.sampled_tick)
             sample_tick(static_cast<unsigned>(t.cpu), k, task_quiescent(t));
     }
-    if (preemption_points_ && t.preempt_count == 0 && t.rcu_nesting == 0) [[unlikely]]
+    if (preemption_points_ && !t.in_section()) [[unlikely]]
         for (event_source* s : sources_)
             s->preemption_point(static_cast<unsigned>(t.cpu), now_);
     // Preemption points: a softirq runs wherever interrupts are taken outside
     // a read-side section or non-preemptible region; a time-slice switch of
     // a kernel-mode task waits for the return to user unless the kernel is
     // fully preemptible (preempt=full).
-    const bool preemptible = t.preempt_count == 0 && t.rcu_nesting == 0 &&
+    const bool preemptible = !t.in_section() &&
                              (t.mode == task_mode::user || machine_.preempt_full || c.urgent_resched);
     if ((c.need_resched || c.urgent_resched) && preemptible && !c.runqueue.empty()) [[unlikely]] {
         // Preempted: back of the queue (a softirq task went to the front).

@@ -26,6 +26,10 @@ const std::vector<sensitivity_param>& sensitivity_params()
         {"timing_jitter", 0.15, 0.6, "assumed: half and twice the preset's"},
         {"context_switch_ns", 750, 3000, "assumed: half and twice the preset's"},
         {"hz", 250, 1000, "assumed: the two HZ values distributions ship"},
+        {"modified_read", 0, 1,
+         "assumed for Intel: 0 = share (MESI as textbooks give it: a load then a cmpxchg moves the line twice), "
+         "1 = migrate (one transfer, as `futexsim probe` measured on an AMD EPYC host, docs/probe.md)",
+         {"share", "migrate"}},
     };
     return params;
 }
@@ -53,6 +57,14 @@ double machine_value(const std::string& base, const sensitivity_param& p)
 {
     const auto j = nlohmann::json::parse(base);
     const std::string f = fields_of(p).front();
+    if (!p.levels.empty()) {
+        // A machine file may leave the field out: the parser's default is the first level.
+        const std::string word = j.contains(f) && j.at(f).is_string() ? j.at(f).get<std::string>() : p.levels.front();
+        for (std::size_t i = 0; i < p.levels.size(); i++)
+            if (p.levels[i] == word)
+                return static_cast<double>(i);
+        throw std::invalid_argument(fmt::format("the machine file's '{}' is '{}', which is no level of it", f, word));
+    }
     if (!j.contains(f) || !j.at(f).is_number())
         throw std::invalid_argument(fmt::format("the machine file has no number '{}'", f));
     return j.at(f).get<double>();
@@ -63,9 +75,11 @@ std::string machine_variant(const std::string& base, const sensitivity_param& p,
 {
     auto j = nlohmann::ordered_json::parse(base);
     for (const auto& f : fields_of(p)) {
-        if (!j.contains(f))
+        if (!j.contains(f) && p.levels.empty())
             throw std::invalid_argument(fmt::format("the machine file has no '{}'", f));
-        if (f == "hz")
+        if (!p.levels.empty())
+            j[f] = p.levels.at(static_cast<std::size_t>(value));
+        else if (f == "hz")
             j[f] = static_cast<unsigned>(value);
         else
             j[f] = value;

@@ -16,6 +16,9 @@ struct sensitivity_param {
     std::string name;  // a machine-file field; "syscall_ns" sets entry and exit
     double low, high;
     std::string why;   // where the range comes from
+    // A field that takes words, not numbers: value v stands for levels[v]
+    // (low 0, high 1).
+    std::vector<std::string> levels = {};
 };
 
 // Every parameter docs/simulator.md calls fitted or assumed and that a

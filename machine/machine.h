@@ -23,6 +23,14 @@ enum class line_arbitration : unsigned char {
     nearest,  // the requester closest to the current holder goes first
 };
 
+// What a core's load does to a line another core holds Modified.
+enum class modified_read_rule : unsigned char {
+    share,    // MESI as textbooks give it: both keep a Shared copy, so a locked
+              // RMW right after the load needs a second transaction (the upgrade)
+    migrate,  // the owner gives the line up: the reader gets it exclusive
+              // (clean), and its locked RMW right after is local
+};
+
 enum class atomic_arch {
     x86,        // lock-prefixed RMWs pull the line into the core (a failed cmpxchg too)
     arm64_lse,  // LSE far atomics (ldadd, cas) execute at the line's home, the line stays put
@@ -42,6 +50,7 @@ struct machine {
     std::string description;
     atomic_arch arch = atomic_arch::x86;
     line_arbitration arbitration = line_arbitration::fifo;
+    modified_read_rule modified_read = modified_read_rule::share;
     std::vector<cpu_topology> cpus;  // index: logical CPU number
 
     // One-way cache-line transfer latency between two cores, in ns, by how

@@ -84,6 +84,20 @@ std::string text(const nlohmann::json& j, const char* key, const std::string& fa
     return j[key].get<std::string>();
 }
 
+// A field that takes one of a few words; absent, the first of them.
+template <class E>
+E word(const nlohmann::json& j, const char* key, std::initializer_list<std::pair<const char*, E>> words)
+{
+    const std::string w = text(j, key, words.begin()->first);
+    std::string valid;
+    for (const auto& [name, value] : words) {
+        if (w == name)
+            return value;
+        valid += (valid.empty() ? "" : ", ") + std::string(name);
+    }
+    throw std::invalid_argument(fmt::format("machine file: {} '{}' (valid: {})", key, w, valid));
+}
+
 // An object whose keys are all in `known`; `what` names it in the message.
 void check_fields(const nlohmann::json& j, const std::string& what, const std::set<std::string>& known)
 {
@@ -100,7 +114,7 @@ void check_fields(const nlohmann::json& j, const std::string& what, const std::s
 }
 
 const std::set<std::string> machine_file_fields = {
-    "name", "description", "arch", "arbitration", "topology", "transfer_ns", "local_hit_ns", "local_rmw_ns",
+    "name", "description", "arch", "arbitration", "modified_read", "topology", "transfer_ns", "local_hit_ns", "local_rmw_ns",
     "lock_hold_ns", "full_barrier_ns", "snoop_leg_fraction", "timing_jitter", "kernel_step_ns", "far_atomic_ns",
     "hz", "rcu_preemptible", "preempt_full", "rcu_fqs_jiffies", "syscall_entry_ns", "syscall_exit_ns", "clone_ns",
     "thread_exit_ns", "context_switch_ns", "idle_states", "sources"};
@@ -169,21 +183,11 @@ machine parse_machine_json(const std::string& json_text, const std::string& orig
     machine m;
     m.name = text(j, "name", "custom");
     m.description = text(j, "description", "from " + origin);
-    const std::string arch = text(j, "arch", "x86");
-    if (arch == "x86")
-        m.arch = atomic_arch::x86;
-    else if (arch == "arm64-lse")
-        m.arch = atomic_arch::arm64_lse;
-    else
-        throw std::invalid_argument(fmt::format("machine file: arch '{}' (valid: x86, arm64-lse)", arch));
-
-    const std::string arb = text(j, "arbitration", "fifo");
-    if (arb == "fifo")
-        m.arbitration = line_arbitration::fifo;
-    else if (arb == "nearest")
-        m.arbitration = line_arbitration::nearest;
-    else
-        throw std::invalid_argument(fmt::format("machine file: arbitration '{}' (valid: fifo, nearest)", arb));
+    m.arch = word<atomic_arch>(j, "arch", {{"x86", atomic_arch::x86}, {"arm64-lse", atomic_arch::arm64_lse}});
+    m.arbitration = word<line_arbitration>(
+        j, "arbitration", {{"fifo", line_arbitration::fifo}, {"nearest", line_arbitration::nearest}});
+    m.modified_read = word<modified_read_rule>(
+        j, "modified_read", {{"share", modified_read_rule::share}, {"migrate", modified_read_rule::migrate}});
 
     if (!j.contains("topology") || !j["topology"].is_object())
         throw std::invalid_argument("machine file: 'topology' object is required");
@@ -261,6 +265,7 @@ std::string machine_file_json(const machine& m, const topology_shape& shape,
     j["description"] = m.description;
     j["arch"] = m.arch == atomic_arch::x86 ? "x86" : "arm64-lse";
     j["arbitration"] = m.arbitration == line_arbitration::fifo ? "fifo" : "nearest";
+    j["modified_read"] = m.modified_read == modified_read_rule::share ? "share" : "migrate";
     j["topology"] = {{"sockets", shape.sockets},
                      {"dies_per_socket", shape.dies_per_socket},
                      {"nodes_per_socket", shape.nodes_per_socket},

@@ -154,6 +154,79 @@ summary pingpong_one_way_ns(unsigned a, unsigned b, const pingpong_options& opt)
     return summarize(per_batch);
 }
 
+read_then_rmw measure_read_then_rmw(unsigned a, unsigned b, unsigned handoffs_per_row, double limit_s)
+{
+    enum : unsigned { m_empty, m_load, m_load_cmpxchg, m_cmpxchg, num_modes };
+    struct alignas(64) line {
+        std::atomic<std::uint64_t> value{0};
+    };
+    line data, turn;
+    alignas(64) std::atomic<bool> stop{false};
+    const std::uint64_t total = std::uint64_t{handoffs_per_row} * num_modes;
+    std::string error_a, error_b;
+    const auto stopped = [&] { return stop.load(std::memory_order_relaxed); };
+
+    // A: on odd turn 2k+1, write the line, then pass the turn on (2k+2).
+    std::thread writer([&] {
+        pin_or_stop(a, error_a, stop);
+        for (std::uint64_t k = 0; k < total && !stopped(); k++) {
+            while (turn.value.load(std::memory_order_acquire) != 2 * k + 1)
+                if (stopped())
+                    return;
+            data.value.fetch_add(1, std::memory_order_seq_cst);
+            turn.value.store(2 * k + 2, std::memory_order_release);
+        }
+    });
+    pin_or_stop(b, error_b, stop);
+    std::vector<double> rows[num_modes];
+    const auto start = clock_type::now();
+    std::uint64_t sink = 0;
+    for (std::uint64_t k = 0; k < total && !stopped(); k++) {
+        turn.value.store(2 * k + 1, std::memory_order_release);
+        while (turn.value.load(std::memory_order_acquire) != 2 * k + 2)
+            if (seconds_since(start) > limit_s)
+                stop = true;
+        if (stopped())
+            break;
+        const unsigned mode = static_cast<unsigned>(k % num_modes);
+        const auto t0 = clock_type::now();
+        switch (mode) {
+        case m_empty:
+            break;
+        case m_load:
+            sink += data.value.load(std::memory_order_relaxed);
+            break;
+        case m_load_cmpxchg: {
+            std::uint64_t c = data.value.load(std::memory_order_relaxed);
+            while (!data.value.compare_exchange_weak(c, c, std::memory_order_seq_cst)) {
+            }
+            sink += c;
+            break;
+        }
+        default: {
+            std::uint64_t c = ~std::uint64_t{0};  // never the value: a failed cmpxchg still takes the line
+            data.value.compare_exchange_strong(c, c, std::memory_order_seq_cst);
+            sink += c;
+            break;
+        }
+        }
+        const auto t1 = clock_type::now();
+        rows[mode].push_back(std::chrono::duration<double, std::nano>(t1 - t0).count());
+    }
+    stop = true;
+    writer.join();
+    if (!error_a.empty() || !error_b.empty())
+        throw std::runtime_error(error_a.empty() ? error_b : error_a);
+    volatile std::uint64_t keep = sink;  // the loads are used
+    (void)keep;
+    read_then_rmw r;
+    r.empty = summarize(rows[m_empty]);
+    r.load = summarize(rows[m_load]);
+    r.load_cmpxchg = summarize(rows[m_load_cmpxchg]);
+    r.cmpxchg = summarize(rows[m_cmpxchg]);
+    return r;
+}
+
 summary locked_rmw_ns(unsigned batches)
 {
     alignas(64) std::atomic<std::uint64_t> owned{0};

@@ -30,6 +30,29 @@ struct pingpong_options {
 // Fewer batches than asked (summary.n) if the time limit came first.
 summary pingpong_one_way_ns(unsigned a, unsigned b, const pingpong_options& opt);
 
+// What a load does to a line another core holds Modified (the pattern of
+// atomic_long_inc_not_zero(): a plain read, then a locked cmpxchg on the
+// value read). CPU a writes the line (lock xadd) and hands over through a
+// flag on another line; CPU b then times one of: nothing, the load, the load
+// and a cmpxchg, the cmpxchg alone (interleaved hand-off by hand-off), ns
+// per hand-off including the clock's own cost, which the rows share. Throws
+// std::runtime_error if a thread cannot be pinned.
+struct read_then_rmw {
+    summary empty, load, load_cmpxchg, cmpxchg;
+    // The load's own transfer: load - empty. What the cmpxchg adds after
+    // it: load_cmpxchg - load.
+    double load_transfer_ns() const { return load.median - empty.median; }
+    double cmpxchg_after_load_ns() const { return load_cmpxchg.median - load.median; }
+    // Past a locked op on an owned line (`local_rmw_ns`), the cmpxchg after
+    // the load adds under half of what the load's own transfer took: the
+    // load brought the line writable (one transfer, not two).
+    bool migrates(double local_rmw_ns) const
+    {
+        return cmpxchg_after_load_ns() - local_rmw_ns < load_transfer_ns() / 2;
+    }
+};
+read_then_rmw measure_read_then_rmw(unsigned a, unsigned b, unsigned handoffs_per_row = 5001, double limit_s = 2.0);
+
 // An uncontended `lock xadd` (a seq_cst fetch_add) on a line the calling
 // thread owns, ns each, per batch of 10^5.
 summary locked_rmw_ns(unsigned batches = 41);

@@ -78,6 +78,17 @@ probe_result run_probe(const probe_options& opt, const std::function<void(const 
     r.locked_rmw = locked_rmw_ns();
     r.ghz = core_ghz();
     say(fmt::format("locked RMW {:.1f} ns, core clock {:.2f} GHz", r.locked_rmw.median, r.ghz.median));
+    // The nearest pair of distinct cores (SMT siblings share the L1).
+    for (unsigned c = static_cast<unsigned>(pair_class::same_llc); c < num_pair_classes && !r.read_rmw; c++)
+        if (!r.classes[c].pairs.empty()) {
+            r.read_rmw_a = r.classes[c].pairs.front().a;
+            r.read_rmw_b = r.classes[c].pairs.front().b;
+            r.read_rmw = measure_read_then_rmw(r.read_rmw_a, r.read_rmw_b);
+            say(fmt::format("load then cmpxchg on a line CPU {} wrote, on CPU {}: the load {:.1f} ns, the cmpxchg "
+                            "{:.1f} ns more",
+                            r.read_rmw_a, r.read_rmw_b, r.read_rmw->load_transfer_ns(),
+                            r.read_rmw->cmpxchg_after_load_ns()));
+        }
     if (stop && stop()) {
         r.interrupted = true;
         return r;
@@ -207,6 +218,19 @@ probed_machine machine_from_probe(const probe_result& r, const machine& base)
                 fmt::format("{}: smp_mb() on x86 is a locked add to the stack, so the locked RMW above", by);
         }
     }
+    if (r.read_rmw) {
+        const auto& x = *r.read_rmw;
+        const bool migrates = x.migrates(r.locked_rmw.median);
+        m.modified_read = migrates ? modified_read_rule::migrate : modified_read_rule::share;
+        src["modified_read"] = fmt::format(
+            "{}, CPUs {} and {}: a load of a line the other CPU had just written took {:.1f} ns, a cmpxchg right "
+            "after it {:.1f} ns more against {:.1f} ns for a locked RMW on an owned line ({}), medians of {} "
+            "hand-offs",
+            by, r.read_rmw_a, r.read_rmw_b, x.load_transfer_ns(), x.cmpxchg_after_load_ns(), r.locked_rmw.median,
+            migrates ? "the excess is under half the load's: the load brought the line writable"
+                     : "the excess is at least half the load's: a second transfer",
+            x.load.n);
+    }
     // What the probe does not measure, or reads from the kernel.
     const std::pair<const char*, const char*> rest[] = {
         // The caller derives these from the split with the simulator
@@ -222,6 +246,7 @@ probed_machine machine_from_probe(const probe_result& r, const machine& base)
                                                      : "assumed: the parser's default"},
         {"arch", "measured: futexsim probe, the architecture it was built for"},
         {"arbitration", "assumed: requests are served in arrival order"},
+        {"modified_read", "assumed: share (MESI as textbooks give it); no two distinct cores to measure"},
         {"hz", "measured: futexsim probe, CONFIG_HZ from /boot/config-$(uname -r), else 250 (Debian's default)"},
         {"rcu_preemptible", "measured: futexsim probe, CONFIG_PREEMPT_RCU from /boot/config-$(uname -r), else yes"},
         {"rcu_fqs_jiffies", "measured: futexsim probe, /sys/module/rcutree/parameters/jiffies_till_first_fqs"},
@@ -299,6 +324,19 @@ std::string probe_table(const probe_result& r)
     }
     if (r.locked_rmw.n > 0)
         out += fmt::format("locked RMW on an owned line: {} ns\n", range(r.locked_rmw, 2));
+    if (r.read_rmw) {
+        const auto& x = *r.read_rmw;
+        out += fmt::format("a line CPU {} wrote, read on CPU {} (ns per hand-off, the clock's cost included):\n",
+                           r.read_rmw_a, r.read_rmw_b);
+        out += fmt::format("  {:<28} {}\n", "nothing (the clock)", range(x.empty));
+        out += fmt::format("  {:<28} {}\n", "load", range(x.load));
+        out += fmt::format("  {:<28} {}\n", "load, then lock cmpxchg", range(x.load_cmpxchg));
+        out += fmt::format("  {:<28} {}\n", "lock cmpxchg alone", range(x.cmpxchg));
+        out += fmt::format("  the cmpxchg adds {:.1f} ns to the load's {:.1f} (a locked RMW on an owned line: {:.1f}): "
+                           "modified_read = {}\n",
+                           x.cmpxchg_after_load_ns(), x.load_transfer_ns(), r.locked_rmw.median,
+                           x.migrates(r.locked_rmw.median) ? "migrate" : "share");
+    }
     if (r.ghz.n > 0)
         out += fmt::format("core clock (dependent adds): {} GHz\n", range(r.ghz, 2));
     if (r.split.rounds > 0)

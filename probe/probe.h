@@ -40,6 +40,10 @@ struct probe_result {
     host_topology topo;
     std::vector<class_result> classes;  // index: pair_class
     summary locked_rmw;
+    // A load then a cmpxchg on a line another core wrote, on the first
+    // measured pair of distinct cores (none on a machine of one core).
+    std::optional<read_then_rmw> read_rmw;
+    unsigned read_rmw_a = 0, read_rmw_b = 0;
     summary ghz;
     syscall_split split;
     bool interrupted = false;  // SIGINT: what was measured before it

@@ -173,6 +173,7 @@ void cache_model::serve(cache_line& l)
         done = now + static_cast<vtime>(2 * lat + m.far_atomic_ns);
         l.busy_until = now + static_cast<vtime>(m.far_atomic_ns);
         l.owner = -1;
+        l.dirty = false;
         l.sharers.clear();
     } else if (op.is_write) {
         // The writer owns the line once the data arrives and the locked op ran.
@@ -181,6 +182,21 @@ void cache_model::serve(cache_line& l)
         l.held_until = done + static_cast<vtime>(m.lock_hold_ns);
         l.busy_until = l.held_until;
         l.owner = static_cast<int>(cpu);
+        l.dirty = true;
+        l.sharers.clear();
+    } else if (m.modified_read == modified_read_rule::migrate && l.dirty && l.owner >= 0 &&
+               l.owner != static_cast<int>(cpu)) {
+        // The owner of a Modified line gives it up to the reader, which holds
+        // it exclusive and clean: a locked op right after the load is local
+        // if it comes before the next request's snoop. The reads queued
+        // behind take it in turn (the first finds it clean and shares it).
+        const vtime arrival = now + static_cast<vtime>(remaining);
+        done = arrival + static_cast<vtime>(m.local_hit_ns);
+        l.held_from = arrival;
+        l.held_until = arrival;
+        l.busy_until = arrival;
+        l.owner = static_cast<int>(cpu);
+        l.dirty = false;
         l.sharers.clear();
     } else {
         done = now + static_cast<vtime>(remaining + m.local_hit_ns);
@@ -189,6 +205,7 @@ void cache_model::serve(cache_line& l)
             l.sharers.add(static_cast<unsigned>(l.owner));
         if (l.owner != static_cast<int>(cpu)) {
             l.owner = -1;
+            l.dirty = false;
             l.sharers.add(cpu);
         }
         // Once the line is shared, the reads queued right behind this one are

@@ -51,6 +51,7 @@ private:
 struct cache_line {
     std::uint32_t id = 0;
     int owner = -1;                      // CPU holding it exclusively (M/E); -1 if none
+    bool dirty = false;                  // the owner has written it (M, not E)
     sharer_set sharers;                  // CPUs holding it shared (S), owner excluded
     unsigned home_cpu = 0;               // a CPU on the home node (memory side)
     vtime busy_until = 0;                // the line is in flight (or held) until then
@@ -102,6 +103,7 @@ public:
     void local_write(cache_line& l, unsigned cpu)
     {
         l.owner = static_cast<int>(cpu);
+        l.dirty = true;
         l.sharers.clear();
         ++l.accesses;
         if (!l.spinners.empty())

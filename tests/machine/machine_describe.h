@@ -19,6 +19,7 @@ inline std::string describe(const machine& m)
     field("description", m.description);
     field("arch", static_cast<int>(m.arch));
     field("arbitration", static_cast<int>(m.arbitration));
+    field("modified_read", static_cast<int>(m.modified_read));
     for (std::size_t i = 0; i < m.cpus.size(); i++)
         s += fmt::format("cpu {}: socket {} node {} die {} core {}\n", i, m.cpus[i].socket, m.cpus[i].node,
                          m.cpus[i].die, m.cpus[i].core);

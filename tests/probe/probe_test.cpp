@@ -152,6 +152,8 @@ TEST_CASE("a probe's measurements make a machine file run accepts, and classes w
     CHECK(pm.sources.at("kernel_step_ns").rfind("assumed:", 0) == 0);  // derived by the caller
     CHECK(pm.sources.at("transfer_ns.same_die").rfind("measured: futexsim probe", 0) == 0);
     CHECK(pm.sources.at("transfer_ns.smt_sibling").rfind("assumed: this machine has no smt_sibling pair", 0) == 0);
+    CHECK(pm.m.modified_read == modified_read_rule::share);  // not measured: the default, said so
+    CHECK(pm.sources.at("modified_read").rfind("assumed:", 0) == 0);
     const std::string text = machine_file_json(pm.m, pm.shape, pm.sources);
     const machine back = parse_machine_json(text, "probed");
     CHECK(back.num_cpus() == 2);
@@ -169,6 +171,33 @@ TEST_CASE("a probe's measurements make a machine file run accepts, and classes w
         }
         CHECK(j.at("sources").contains(key));
     }
+}
+
+TEST_CASE("a load then a cmpxchg that costs one transfer makes modified_read migrate; two, share", "[probe]")
+{
+    probe::probe_result r;
+    r.topo.cpus = {{0, 0, 0, 0, 0}, {1, 0, 0, 0, 1}};
+    r.topo.shape = {1, 1, 1, 2, 1};
+    r.locked_rmw = probe::summarize({6});
+    r.read_rmw_a = 0;
+    r.read_rmw_b = 1;
+    const machine base = load_machine_preset("xeon-6975p-snc3");
+    // The clock costs 20 ns; the load's transfer 100.
+    const auto with = [&](double load_cmpxchg) {
+        probe::read_then_rmw x;
+        x.empty = probe::summarize({20});
+        x.load = probe::summarize({120});
+        x.cmpxchg = probe::summarize({120});
+        x.load_cmpxchg = probe::summarize({load_cmpxchg});
+        r.read_rmw = x;
+        return probe::machine_from_probe(r, base);
+    };
+    const auto one = with(128);  // the cmpxchg adds a local RMW and a little
+    CHECK(one.m.modified_read == modified_read_rule::migrate);
+    CHECK(one.sources.at("modified_read").rfind("measured: futexsim probe, CPUs 0 and 1", 0) == 0);
+    const auto two = with(225);  // a second transfer
+    CHECK(two.m.modified_read == modified_read_rule::share);
+    CHECK(two.sources.at("modified_read").find("a second transfer") != std::string::npos);
 }
 
 TEST_CASE("summaries: median, percentiles and the median's interval", "[probe]")

@@ -71,3 +71,58 @@ TEST_CASE("arm64 far atomics do not move the line", "[cache]")
     CHECK(per_inc < m.transfer_ns.same_die / 2);
     CHECK(per_inc >= m.far_atomic_ns * 0.95);
 }
+
+TEST_CASE("a load then a cmpxchg on a line another CPU wrote: two transfers, or one where a read migrates it",
+          "[cache]")
+{
+    // The pattern of atomic_long_inc_not_zero(): a plain read, then a locked
+    // cmpxchg on the value read.
+    for (const auto rule : {modified_read_rule::share, modified_read_rule::migrate}) {
+        machine m = small_machine(4, 2);  // CPUs 0,1 on die 0; 2,3 on die 1
+        m.modified_read = rule;
+        rig r(m);
+        vtime cost = -1;
+        r.eng.spawn("writer", {0}, [&] { r.env.atomic_inc(r.counter); }, 0);
+        r.eng.spawn("reader", {2}, [&] {
+            r.eng.charge(10'000);  // the writer is long done
+            const vtime t0 = r.eng.now();
+            long old = r.env.atomic_read(r.counter);
+            CHECK(r.env.atomic_try_cmpxchg(r.counter, old, old + 1));
+            cost = r.eng.now() - t0;
+        }, 0);
+        r.eng.run_until(1'000'000);
+        const double transfer = m.transfer_ns.other_die;
+        INFO((rule == modified_read_rule::share ? "share" : "migrate"));
+        CHECK(r.counter.v == 2);
+        if (rule == modified_read_rule::share)  // S in both, then the upgrade
+            CHECK(cost == static_cast<vtime>(transfer + m.local_hit_ns) + static_cast<vtime>(transfer + m.local_rmw_ns));
+        else  // the line arrived exclusive: the cmpxchg is local
+            CHECK(cost == static_cast<vtime>(transfer + m.local_hit_ns) + static_cast<vtime>(m.local_rmw_ns));
+    }
+}
+
+TEST_CASE("a read that migrates a written line leaves it clean: the next reader shares it", "[cache]")
+{
+    machine m = small_machine(4, 2);
+    m.modified_read = modified_read_rule::migrate;
+    rig r(m);
+    vtime second_read = -1, third_read = -1;
+    r.eng.spawn("writer", {0}, [&] { r.env.atomic_inc(r.counter); }, 0);
+    r.eng.spawn("reader1", {2}, [&] {
+        r.eng.charge(10'000);
+        (void)r.env.atomic_read(r.counter);
+    }, 0);
+    r.eng.spawn("reader2", {1}, [&] {
+        r.eng.charge(20'000);
+        vtime t0 = r.eng.now();
+        (void)r.env.atomic_read(r.counter);
+        second_read = r.eng.now() - t0;
+        t0 = r.eng.now();
+        (void)r.env.atomic_read(r.counter);
+        third_read = r.eng.now() - t0;
+    }, 0);
+    r.eng.run_until(1'000'000);
+    // Fetched once from CPU 2 (other die), then a hit: reader 1 kept a copy.
+    CHECK(second_read == static_cast<vtime>(m.transfer_ns.other_die + m.local_hit_ns));
+    CHECK(third_read == static_cast<vtime>(m.local_hit_ns));
+}

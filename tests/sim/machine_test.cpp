@@ -121,6 +121,8 @@ TEST_CASE("a machine file with a wrong type, an overflow or a field the model wo
         {"{" + topo + R"(, "name": []})", "'name' must be a string"},
         {"{" + topo + R"(, "description": {}})", "'description' must be a string"},
         {"{" + topo + R"(, "arbitration": true})", "'arbitration' must be a string"},
+        {"{" + topo + R"(, "modified_read": "exclusive"})", "modified_read 'exclusive' (valid: share, migrate)"},
+        {"{" + topo + R"(, "modified_read": 1})", "'modified_read' must be a string"},
         {"{" + topo + R"(, "idle_states": [{"name": 6, "exit_latency_us": 1, "target_residency_us": 1}]})",
          "'name' must be a string"},
         {R"({"topology": {"sockets": 1e400}})", "is not JSON"},

@@ -28,5 +28,8 @@ grep -qE '^\| (latched|transient|never) \| [a-z0-9-]+ \| [0-9]+ \| [0-9.]+ \| [0
     { echo "FAIL: no run in the timelines table"; fail=1; }
 grep -qE '^\| [0-9]+ \| 2 \| [0-9]+ \| [0-9]+ \| [0-9]+ \| ' "$dir/results.md" ||
     { echo "FAIL: no row in the recovery table"; fail=1; }
+# The sensitivity section states the threshold as a band and names what dominates it.
+grep -qE '^- \*\*Stall threshold\*\* \(threads\): .* at the preset; across the plausible parameters from .* The parameter that dominates it: `[a-z_]+`' "$dir/results.md" ||
+    { echo "FAIL: no threshold band in the sensitivity section"; fail=1; }
 [ $fail -eq 0 ] && echo "ok: results.md with $(grep -c '^## ' "$dir/results.md") sections and their plots"
 exit $fail

@@ -149,8 +149,7 @@ int sensitivity_checked(const sensitivity_args& a)
     for (const auto& out : {auto_out, presized_out}) {
         const json rep = json::parse(run_self({"report", "--format", "json", out}));
         for (const auto& c : rep.at("cells")) {
-            const std::string file = c.at("machine").get<std::string>().substr(5);  // "file:..."
-            variant_result& r = by_file[file];
+            variant_result& r = by_file[c.at("machine").get<std::string>()];  // machine_file_cell()
             const auto t = c.at("threads").get<unsigned>();
             if (c.at("arm") == "auto") {
                 r.latched[t] = {c.at("latched").get<std::size_t>(), c.at("runs").get<std::size_t>()};
@@ -163,7 +162,7 @@ int sensitivity_checked(const sensitivity_args& a)
     }
 
     // One row per parameter: low, preset, high.
-    const variant_result& preset = by_file.at(base_file);
+    const variant_result& preset = by_file.at(machine_file_cell(base_file));
     struct row {
         const sensitivity_param* p;
         double preset_value;
@@ -175,8 +174,8 @@ int sensitivity_checked(const sensitivity_args& a)
     };
     std::vector<row> rows;
     for (const sensitivity_param* p : params) {
-        row r{p, machine_value(base, *p), &by_file.at(fmt::format("{}/{}-low.json", dir, p->name)),
-              &by_file.at(fmt::format("{}/{}-high.json", dir, p->name)), 0};
+        row r{p, machine_value(base, *p), &by_file.at(machine_file_cell(fmt::format("{}/{}-low.json", dir, p->name))),
+              &by_file.at(machine_file_cell(fmt::format("{}/{}-high.json", dir, p->name))), 0};
         r.swing = std::abs(edge(stall_band(r.high->latched)) - edge(stall_band(r.low->latched)));
         rows.push_back(r);
     }

@@ -54,7 +54,7 @@ sweep_grid build_grid(const sweep_args& a)
         g.machines = parse_name_list("--machine", a.machines);
     if (!a.machine_files.empty())
         for (const auto& f : parse_name_list("--machine-file", a.machine_files))
-            g.machines.push_back("file:" + std::filesystem::absolute(f).string());
+            g.machines.push_back(machine_file_cell(f));
     g.policies = parse_name_list("--policy", a.policies);
     g.workloads = parse_name_list("--workload", a.workloads);
     g.kernels = parse_name_list("--kernel", a.kernels);

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <bit>
+#include <filesystem>
 #include <limits>
 #include <stdexcept>
 
@@ -95,6 +96,14 @@ sweep_cell cell_at(const sweep_grid& g, std::size_t index)
     c.policy = g.policies[take(g.policies.size())];
     c.machine = g.machines[take(g.machines.size())];
     return c;
+}
+
+std::string machine_file_cell(const std::string& path)
+{
+    const std::filesystem::path abs = std::filesystem::absolute(path).lexically_normal();
+    const std::filesystem::path rel = abs.lexically_relative(std::filesystem::current_path());
+    const bool inside = !rel.empty() && *rel.begin() != "..";
+    return "file:" + (inside ? rel : abs).string();
 }
 
 std::vector<std::string> run_arguments(const sweep_grid& g, std::size_t run_index)

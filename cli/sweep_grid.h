@@ -15,7 +15,7 @@ namespace futexsim::cli {
 inline constexpr int sweep_format_version = 1;
 
 struct sweep_grid {
-    std::vector<std::string> machines{"xeon-6975p-snc3"};  // preset names, or "file:PATH"
+    std::vector<std::string> machines{"xeon-6975p-snc3"};  // preset names, or machine_file_cell(PATH)
     std::vector<std::string> policies{"stock"};
     std::vector<std::string> workloads{"wake-nowaiters"};
     std::vector<std::string> kernels{"v6.17"};
@@ -47,6 +47,13 @@ struct sweep_cell {
 };
 
 sweep_cell cell_at(const sweep_grid& g, std::size_t index);
+
+// A machine file as a grid names it: "file:" and its path relative to the
+// working directory where it lies under it (so that a sweep of a
+// repository's files resumes in any clone of it, and its results name no
+// folder outside it), else its absolute path. The runs are started in the
+// same directory.
+std::string machine_file_cell(const std::string& path);
 
 // The `futexsim run` arguments of run `run_index` (cell run_index / runs,
 // seed seed + run_index % runs), without the program name.

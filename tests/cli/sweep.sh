@@ -105,6 +105,20 @@ check "not a whole number" "$bin" sweep --threads 16,,32 --out "$dir/x.jsonl"
 check "1 <= K <= N" "$bin" sweep --shard 3/2 --out "$dir/x.jsonl"
 check "presize:N" "$bin" sweep --arms presize:3 --out "$dir/x.jsonl"
 check "unknown policy" "$bin" sweep --policy nope --out "$dir/x.jsonl"
+# A machine file under the working directory is named by its relative path,
+# so a copy of the folder (a clone of a repository) resumes the sweep.
+mkdir -p "$dir/repo/m"
+abs_bin=$(realpath "$bin")
+printf '{"topology": {"sockets": 1, "dies_per_socket": 1, "nodes_per_socket": 1, "cores_per_die": 4, "threads_per_core": 1}}\n' \
+    >"$dir/repo/m/box.json"
+(cd "$dir/repo" && "$abs_bin" sweep --machine-file m/box.json --threads 2 --runs 2 --seconds 0.002 --out r.jsonl 2>/dev/null) ||
+    bad "the sweep over a machine file failed"
+grep -q '"machine":"file:m/box.json"' "$dir/repo/r.jsonl" || bad "the machine file is not named relative to the working directory"
+grep -q "$dir" "$dir/repo/r.jsonl" && bad "the results name a folder outside the working directory"
+cp -r "$dir/repo" "$dir/clone"
+(cd "$dir/clone" && "$abs_bin" sweep --machine-file m/box.json --threads 2 --runs 2 --seconds 0.002 --out r.jsonl 2>&1) |
+    grep -q "already in" || bad "a copy of the folder does not resume the sweep"
+
 check "another sweep" "$bin" sweep --threads 4 --runs 1 --seconds 0.004 --cpus 0-15 --out "$dir/full.jsonl"
 check "a different sweep" "$bin" report "$dir/full.jsonl" "$dir/int.jsonl"
 head -c 100 "$dir/full.jsonl" >"$dir/cut_only.jsonl"

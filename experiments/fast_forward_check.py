@@ -13,10 +13,7 @@ import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
-
-def seeds(text):
-    a, _, b = text.partition("-")
-    return range(int(a), int(b or a) + 1)
+from stall_threshold import seeds_of as seeds
 
 
 def run(futexsim, workload, threads, arm, seed, seconds, ff):

@@ -99,6 +99,16 @@ public:
         return l.owner == static_cast<int>(cpu) && l.waiters.empty() && l.busy_until <= eng_.now();
     }
 
+    // read_hit() or write_hit() on a line with no waiters and nothing in
+    // flight (the caller has checked): whose copy it is decides, and a held
+    // window is the owner's anyway.
+    static bool quiet_hit(const cache_line& l, unsigned cpu, bool is_write)
+    {
+        if (l.owner == static_cast<int>(cpu))
+            return true;
+        return !is_write && l.owner < 0 && l.sharers.contains(cpu);
+    }
+
     // A local access: updates the holder state; the caller charges the time.
     void local_write(cache_line& l, unsigned cpu)
     {
@@ -130,11 +140,16 @@ private:
     enum event_kind : std::uint8_t { request, line_free };
     // An access waiting for service, by task id: run at service time, on
     // the engine's stack.
+    // The task's CPU and wake generation are copied here: a suspended task
+    // keeps both, and serving a queue then reads this small array instead
+    // of each waiter's task (a cache miss per hand-off on a long queue).
     struct pending_access {
         cache_line* line = nullptr;
         void (*fn)(void*) = nullptr;
         void* ctx = nullptr;
         bool is_write = false;
+        std::uint32_t cpu = 0;
+        std::uint32_t gen = 0;
     };
     void serve(cache_line& l);
     void schedule_line_free(cache_line& l, vtime at);

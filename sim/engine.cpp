@@ -33,6 +33,7 @@ void engine::shutdown()
         if (!t->fib)
             continue;
         current_ = static_cast<int>(t->id);
+        current_cpu_ = static_cast<unsigned>(t->cpu);
         t->fib = {};  // forced unwind inside the fiber
         current_ = -1;
     }
@@ -47,7 +48,7 @@ void engine::mix_trace(std::uint64_t v)
 void engine::push(vtime t, ev_kind k, std::uint32_t a, std::uint32_t gen, std::uint8_t source,
                   std::uint8_t what)
 {
-    queue_.push(event{t, seq_++, k, source, what, a, gen});
+    queue_.emplace(t, seq_++, k, source, what, a, gen);
     // A task running ahead must not pass what it just made happen.
     if (current_ >= 0 && t + cfg_.lookahead_ns < horizon_)
         set_horizon(t + cfg_.lookahead_ns);
@@ -125,6 +126,7 @@ void engine::yield_to_engine()
 void engine::switch_to(task& t)
 {
     current_ = static_cast<int>(t.id);
+    current_cpu_ = static_cast<unsigned>(t.cpu);
     t.state = task_state::running;
     next_tick_ = (now_ / tick_ns_ + 1) * tick_ns_;
     set_horizon((queue_.empty() ? now_ : std::max(now_, queue_.top().t)) + cfg_.lookahead_ns);
@@ -185,8 +187,52 @@ void engine::sync()
     if (tearing_down_ || queue_.empty() || queue_.top().t >= now_)
         return;
     task& t = current();
-    push(now_, ev_kind::resume, t.id, t.gen);
+    // The resumption the loop would take after the events before it; its
+    // place in the order is fixed now.
+    const std::uint64_t seq = seq_++;
+    const vtime clock = now_;
+    if (cfg_.fast_paths && catch_up_here(clock, seq)) {
+        ++events_;  // the resumption, taken without leaving the fiber
+        next_tick_ = (now_ / tick_ns_ + 1) * tick_ns_;
+        set_horizon((queue_.empty() ? now_ : std::max(now_, queue_.top().t)) + cfg_.lookahead_ns);
+        return;
+    }
+    queue_.emplace(clock, seq, ev_kind::resume, std::uint8_t{0}, std::uint8_t{0}, t.id, t.gen);
     yield_to_engine();
+}
+
+// Runs, on the running task's stack and as the loop would, the events
+// ordered before (clock, seq) as long as none resumes a task. True when the
+// task's own resumption at (clock, seq) is then the loop's next event; false
+// when something else must run first (another task, the end of the run, an
+// interrupt), and the loop takes over from there.
+bool engine::catch_up_here(vtime clock, std::uint64_t seq)
+{
+    const int running = current_;
+    bool caught_up = true;
+    current_ = -1;
+    while (!queue_.empty()) {
+        const event ev = queue_.top();
+        if (ev.t > clock || (ev.t == clock && ev.seq > seq))
+            break;
+        if (ev.kind == ev_kind::resume || ev.t > until_ ||
+            (interrupt_ && interrupt_->load(std::memory_order_relaxed))) {
+            caught_up = false;
+            break;
+        }
+        queue_.pop();
+        now_ = ev.t;
+        ++events_;
+        process(ev);
+    }
+    current_ = running;
+    if (caught_up && clock > until_)
+        caught_up = false;
+    // Caught up: the task's clock again. Not: where the loop would have got
+    // to (the end of the run reads it).
+    if (caught_up)
+        now_ = clock;
+    return caught_up;
 }
 
 // rcu_sched_clock_irq(): a tick in user mode is a quiescent state; with
@@ -293,9 +339,9 @@ void engine::suspend()
     set_horizon((queue_.empty() ? now_ : std::max(now_, queue_.top().t)) + cfg_.lookahead_ns);
 }
 
-void engine::resume(task& t, vtime at)
+void engine::resume(std::uint32_t id, std::uint32_t gen, vtime at)
 {
-    push(at, ev_kind::resume, t.id, t.gen);
+    push(at, ev_kind::resume, id, gen);
 }
 
 void engine::wake(task& t, vtime at)
@@ -478,6 +524,34 @@ void engine::on_tick(std::int64_t k)
     push((k + 1) * tick_ns_, ev_kind::tick, 0);
 }
 
+void engine::process(const event& ev)
+{
+    switch (ev.kind) {
+    case ev_kind::resume: {
+        task& t = *tasks_[ev.a];
+        if (ev.gen != t.gen || t.state == task_state::exited || t.state == task_state::blocked ||
+            t.state == task_state::runnable)
+            break;
+        switch_to(t);
+        break;
+    }
+    case ev_kind::tick:
+        on_tick(ev.t / tick_ns_);
+        break;
+    case ev_kind::source:
+        sources_[ev.source]->on_event(ev.what, ev.a);
+        break;
+    case ev_kind::timeout: {
+        task& t = *tasks_[ev.a];
+        if (ev.gen != t.gen || t.state != task_state::blocked)
+            break;
+        wake(t, now_);
+        t.timed_out = true;
+        break;
+    }
+    }
+}
+
 void engine::run_until(vtime until)
 {
     until_ = until;
@@ -492,30 +566,7 @@ void engine::run_until(vtime until)
         queue_.pop();
         now_ = ev.t;
         ++events_;
-        switch (ev.kind) {
-        case ev_kind::resume: {
-            task& t = *tasks_[ev.a];
-            if (ev.gen != t.gen || t.state == task_state::exited ||
-                t.state == task_state::blocked || t.state == task_state::runnable)
-                break;
-            switch_to(t);
-            break;
-        }
-        case ev_kind::tick:
-            on_tick(ev.t / tick_ns_);
-            break;
-        case ev_kind::source:
-            sources_[ev.source]->on_event(ev.what, ev.a);
-            break;
-        case ev_kind::timeout: {
-            task& t = *tasks_[ev.a];
-            if (ev.gen != t.gen || t.state != task_state::blocked)
-                break;
-            wake(t, now_);
-            t.timed_out = true;
-            break;
-        }
-        }
+        process(ev);
         // Nothing but the tick left: every task has exited or sleeps forever.
         if (queue_.size() == 1 && queue_.top().kind == ev_kind::tick && live_threads_ == 0 &&
             sources_idle())

@@ -73,7 +73,8 @@ struct engine_config {
     vtime lookahead_ns = 1000;
     vtime sched_slice_ns = 3'000'000;  // CFS-like slice for tasks sharing a CPU
     std::size_t stack_bytes = 128 * 1024;
-    // Shortcuts that give byte-identical runs (post_now(), suspend()); off:
+    // Shortcuts that give byte-identical runs (post_now(), suspend(),
+    // sync()); off:
     // every event takes the trip through the queue, the reference the fast
     // paths are checked against (tests/sim/fast_path_test.cpp).
     bool fast_paths = true;
@@ -125,7 +126,7 @@ public:
     unsigned live_threads() const { return live_threads_; }
     // The current task's CPU. Inline, as charge() and attention(): the
     // model's every access asks (sim_env.h).
-    unsigned cpu() const { return static_cast<unsigned>(tasks_[static_cast<std::size_t>(current_)]->cpu); }
+    unsigned cpu() const { return current_cpu_; }
     bool cpu_idle(unsigned c) const { return cpus_[c].current < 0 && cpus_[c].runqueue.empty(); }
 
     // Advance the current task's clock; yields when past the lookahead.
@@ -136,7 +137,10 @@ public:
             charge_slow();
     }
     // Let every event before the task's clock happen first (before touching
-    // state that pending events change, such as a contended line).
+    // state that pending events change, such as a contended line). When none
+    // of them resumes a task, they run here, on the task's stack, and the
+    // task runs on without leaving its fiber (a fast path: the same events in
+    // the same order).
     void sync();
     // Sleep: the task leaves its CPU until wake().
     void block();
@@ -158,7 +162,9 @@ public:
     // the loop's next event anyway, it runs on without leaving its fiber.
     void suspend();
     // The suspended task `t` runs on at `at`.
-    void resume(task& t, vtime at);
+    void resume(task& t, vtime at) { resume(t.id, t.gen, at); }
+    // The same by id and wake generation (what the cache keeps of a waiter).
+    void resume(std::uint32_t id, std::uint32_t gen, vtime at);
     // The running task enters or leaves the kernel (system calls; RCU sees
     // the mode at ticks).
     void set_mode(task_mode m) { current().mode = m; }
@@ -208,6 +214,8 @@ private:
                !(interrupt_ && interrupt_->load(std::memory_order_relaxed));
     }
     bool resume_is_next(const task& t) const;
+    bool catch_up_here(vtime clock, std::uint64_t seq);
+    void process(const event& ev);  // one event, as the loop takes it
     void charge_slow();
     bool attention() const { return resched_flags_ != 0 || preemption_points_ || tearing_down_; }
     void set_horizon(vtime h)
@@ -255,6 +263,9 @@ private:
     std::vector<event_source*> sources_;
     bool preemption_points_ = false;  // a source wants them (want_preemption_points())
     int current_ = -1;
+    // The running task's CPU, kept by switch_to() (a running task does not
+    // move): cpu() without the two dependent loads through tasks_.
+    unsigned current_cpu_ = 0;
     bool tearing_down_ = false;
     unsigned live_threads_ = 0;
     unsigned runnable_or_running_ = 0;

@@ -325,7 +325,7 @@ private:
         if (!l.waiters.empty() || l.service_scheduled || l.busy_until > eng_.now() - eng_.lookahead()) {
             eng_.charge(static_cast<vtime>(m.kernel_step_ns));
             eng_.sync();
-        } else if (is_write ? cache_.write_hit(l, eng_.cpu()) : cache_.read_hit(l, eng_.cpu())) {
+        } else if (cache_model::quiet_hit(l, eng_.cpu(), is_write)) {
             // The instructions since the last memory operation, then the hit.
             ++cache_.stats().hits;
             if (is_write)

@@ -34,6 +34,9 @@ void engine::shutdown()
             continue;
         current_ = static_cast<int>(t->id);
         current_cpu_ = static_cast<unsigned>(t->cpu);
+        // The loop's side destroys it: a fiber that never ran is entered to
+        // be unwound under ucontext (the ASan build), and adopts this side.
+        came_from_ = -1;
         t->fib = {};  // forced unwind inside the fiber
         current_ = -1;
     }
@@ -90,6 +93,7 @@ task& engine::spawn(std::string name, std::vector<unsigned> allowed, std::functi
     task& ref = *t;
     ref.fib = ctx::fiber(std::allocator_arg, ctx::fixedsize_stack(cfg_.stack_bytes),
                          kernel::task_fiber_main(engine_fiber_, tearing_down_, ref.body, task_error_,
+                                                 [this](ctx::fiber&& from) { adopt(std::move(from)); },
                                                  [this] { finish_task(); }));
     tasks_.push_back(std::move(t));
     if (!kernel_thread)
@@ -101,6 +105,7 @@ task& engine::spawn(std::string name, std::vector<unsigned> allowed, std::functi
 void engine::finish_task()
 {
     task& t = current();
+    came_from_ = current_;  // the engine keeps what is left of the fiber
     t.state = task_state::exited;
     if (!t.kernel_thread)
         --live_threads_;
@@ -117,20 +122,40 @@ void engine::note_context_switch(unsigned cpu)
         s->context_switch(cpu, now_);
 }
 
+// Every switch names who makes it (came_from_); the side that runs next
+// keeps the continuation it receives in that one's place. Tasks switch to
+// each other as well as to and from the loop (leave()), so the fiber the
+// loop gets back is not always the one it resumed.
+void engine::adopt(ctx::fiber&& from)
+{
+    if (came_from_ < 0)
+        engine_fiber_ = std::move(from);
+    else
+        tasks_[static_cast<std::size_t>(came_from_)]->fib = std::move(from);
+}
+
 // The current task gives the CPU back to the engine loop.
 void engine::yield_to_engine()
 {
-    engine_fiber_ = std::move(engine_fiber_).resume();
+    came_from_ = current_;
+    adopt(std::move(engine_fiber_).resume());
 }
 
-void engine::switch_to(task& t)
+// What the loop does as it resumes `t`, before the switch.
+void engine::enter(task& t)
 {
     current_ = static_cast<int>(t.id);
     current_cpu_ = static_cast<unsigned>(t.cpu);
     t.state = task_state::running;
     next_tick_ = (now_ / tick_ns_ + 1) * tick_ns_;
     set_horizon((queue_.empty() ? now_ : std::max(now_, queue_.top().t)) + cfg_.lookahead_ns);
-    t.fib = std::move(t.fib).resume();
+}
+
+void engine::switch_to(task& t)
+{
+    enter(t);
+    came_from_ = -1;
+    adopt(std::move(t.fib).resume());
     current_ = -1;
     if (task_error_) {
         auto e = task_error_;
@@ -173,12 +198,12 @@ void engine::charge_slow()
         note_cpu_leave(t);
         note_context_switch(static_cast<unsigned>(t.cpu));
         dispatch(static_cast<unsigned>(t.cpu), now_ + static_cast<vtime>(machine_.context_switch_ns));
-        yield_to_engine();
+        leave();
         return;
     }
     if (now_ > horizon_) [[unlikely]] {
         push(now_, ev_kind::resume, t.id, t.gen);
-        yield_to_engine();
+        leave();
     }
 }
 
@@ -198,7 +223,7 @@ void engine::sync()
         return;
     }
     queue_.emplace(clock, seq, ev_kind::resume, std::uint8_t{0}, std::uint8_t{0}, t.id, t.gen);
-    yield_to_engine();
+    leave();
 }
 
 // Runs, on the running task's stack and as the loop would, the events
@@ -268,7 +293,7 @@ void engine::block()
     note_cpu_leave(t);
     note_context_switch(static_cast<unsigned>(t.cpu));
     dispatch(static_cast<unsigned>(t.cpu), now_ + static_cast<vtime>(machine_.context_switch_ns));
-    yield_to_engine();
+    leave();
 }
 
 void engine::spin_prepare()
@@ -286,7 +311,7 @@ void engine::spin_wait()
         return;
     }
     t.state = task_state::spinning;  // keeps its CPU busy: no context switch
-    yield_to_engine();
+    leave();
 }
 
 void engine::end_spin(task& t, vtime at)
@@ -313,30 +338,58 @@ void engine::post_now(std::uint8_t source, std::uint8_t what, std::uint32_t arg)
     current_ = running;
 }
 
-// The queue's first event resumes `t` (the running task), and the loop
-// would take it next.
-bool engine::resume_is_next(const task& t) const
+// Whether the loop stops before its next event: the end of the run, an
+// interrupt, or nothing but the tick left (checked, as the loop does, after
+// every event).
+bool engine::loop_stops() const
 {
-    if (queue_.empty() || (interrupt_ && interrupt_->load(std::memory_order_relaxed)))
-        return false;
-    const event& ev = queue_.top();
-    return ev.kind == ev_kind::resume && ev.a == t.id && ev.gen == t.gen && ev.t <= until_ &&
-           t.state == task_state::running;
+    if (queue_.empty() || queue_.top().t > until_ ||
+        (interrupt_ && interrupt_->load(std::memory_order_relaxed)))
+        return true;
+    return queue_.size() == 1 && queue_.top().kind == ev_kind::tick && live_threads_ == 0 &&
+           sources_idle();
+}
+
+// The running task stops running (it waits for a service, sleeps, spins, was
+// preempted or has queued its resumption behind earlier events). As a fast
+// path the loop goes on here, on its stack, as it would on its own: events
+// that resume no task run here, and the first task to resume is switched to
+// directly, or, if it is this one, runs on without a switch. The engine's
+// own loop takes over only where the run stops.
+void engine::leave()
+{
+    if (!cfg_.fast_paths) {
+        yield_to_engine();
+        return;
+    }
+    const int self = current_;
+    current_ = -1;
+    while (!loop_stops()) {
+        const event ev = queue_.top();
+        queue_.pop();
+        now_ = ev.t;
+        ++events_;
+        if (ev.kind != ev_kind::resume) {
+            process(ev);
+            continue;
+        }
+        task& t = *tasks_[ev.a];
+        if (!resumable(ev, t))
+            continue;
+        enter(t);
+        if (static_cast<int>(t.id) == self)
+            return;
+        came_from_ = self;
+        adopt(std::move(t.fib).resume());
+        return;  // resumed: whoever switched here has entered this task
+    }
+    current_ = self;
+    yield_to_engine();
 }
 
 void engine::suspend()
 {
-    task& t = current();
-    if (!cfg_.fast_paths || !resume_is_next(t)) {
-        yield_to_engine();
-        return;
-    }
-    // What the loop and switch_to() would do, without the two switches.
-    now_ = queue_.top().t;
-    queue_.pop();
-    ++events_;
-    next_tick_ = (now_ / tick_ns_ + 1) * tick_ns_;
-    set_horizon((queue_.empty() ? now_ : std::max(now_, queue_.top().t)) + cfg_.lookahead_ns);
+    leave();
 }
 
 void engine::resume(std::uint32_t id, std::uint32_t gen, vtime at)
@@ -529,10 +582,8 @@ void engine::process(const event& ev)
     switch (ev.kind) {
     case ev_kind::resume: {
         task& t = *tasks_[ev.a];
-        if (ev.gen != t.gen || t.state == task_state::exited || t.state == task_state::blocked ||
-            t.state == task_state::runnable)
-            break;
-        switch_to(t);
+        if (resumable(ev, t))
+            switch_to(t);
         break;
     }
     case ev_kind::tick:

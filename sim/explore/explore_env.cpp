@@ -149,8 +149,10 @@ int explore_env::spawn(std::string name, unsigned cpu, std::function<void()> bod
     ctx::stack_context sc = alloc.allocate();
     ref.stack_base = static_cast<char*>(sc.sp) - sc.size;
     ref.fib = ctx::fiber(std::allocator_arg, ctx::preallocated(sc.sp, sc.size, sc), alloc,
-                         kernel::task_fiber_main(sched_fiber_, tearing_down_, ref.body, task_error_,
-                                                 [&ref] { ref.state = tstate::exited; }));
+                         kernel::task_fiber_main(
+                             sched_fiber_, tearing_down_, ref.body, task_error_,
+                             [this](ctx::fiber&& from) { sched_fiber_ = std::move(from); },
+                             [&ref] { ref.state = tstate::exited; }));
     tasks_.push_back(std::move(t));
     mark_global();  // a new candidate
     return ref.id;

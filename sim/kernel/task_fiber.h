@@ -13,15 +13,17 @@
 
 namespace futexsim::sim::kernel {
 
-// `scheduler` receives the fiber that resumed the task each time it starts
-// or resumes; `finish` runs on the task's stack after its body returned.
-template <class Finish>
+// `adopt` keeps the fiber that started the task (the scheduler's, or, where
+// tasks switch to each other, the task it came from); `finish` runs on the
+// task's stack after its body returned; then the task ends by resuming
+// `scheduler`.
+template <class Adopt, class Finish>
 auto task_fiber_main(boost::context::fiber& scheduler, const bool& tearing_down,
-                     std::function<void()>& body, std::exception_ptr& error, Finish finish)
+                     std::function<void()>& body, std::exception_ptr& error, Adopt adopt, Finish finish)
 {
     namespace ctx = boost::context;
-    return [&scheduler, &tearing_down, &body, &error, finish](ctx::fiber&& from) mutable {
-        scheduler = std::move(from);
+    return [&scheduler, &tearing_down, &body, &error, adopt, finish](ctx::fiber&& from) mutable {
+        adopt(std::move(from));
         // Torn down before it ever ran (a run ended by SIGINT at its start):
         // Boost's ucontext fibers (the ASan build) enter the function to
         // unwind it, and the body would run against what the caller has

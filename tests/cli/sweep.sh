@@ -57,11 +57,17 @@ sweep --out "$dir/cut.jsonl" --jobs 2 2>/dev/null || bad "resuming a cut file fa
 [ "$(wc -l <"$dir/cut.jsonl")" -eq 20 ] || bad "resume left $(wc -l <"$dir/cut.jsonl") lines, wanted 20"
 same_as_full "a resumed cut file" "$dir/cut.jsonl"
 
-# SIGINT: exit 130, a valid file, and the same command finishes it.
-long=(--threads 4,8,16 --arms auto --runs 4 --seconds 0.03 --cpus 0-15 --seed 3)
+# SIGINT: exit 130, a valid file, and the same command finishes it. The
+# signal goes once the first run is written, while the others still run
+# (the sweep takes about 2 s on 2 cores; a fixed sleep raced its end).
+long=(--threads 4,8,16 --arms auto --runs 4 --seconds 0.1 --cpus 0-15 --seed 3)
 "$bin" sweep "${long[@]}" --out "$dir/int.jsonl" --jobs 2 2>/dev/null &
 pid=$!
-sleep 1
+for _ in $(seq 200); do
+    [ -s "$dir/int.jsonl" ] && break
+    sleep 0.05
+done
+kill -0 "$pid" 2>/dev/null || bad "SIGINT: the sweep ended before the signal could be sent"
 kill -INT "$pid"
 wait "$pid"; rc=$?
 [ "$rc" -eq 130 ] || bad "SIGINT: exit status $rc, wanted 130"

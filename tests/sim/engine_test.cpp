@@ -27,6 +27,31 @@ TEST_CASE("a task's time is the sum of what it was charged", "[engine]")
     CHECK(finished == started + 10 * 1000);
 }
 
+TEST_CASE("teardown unwinds tasks that switched to each other, and tasks that never ran", "[engine]")
+{
+    struct count_unwind {
+        int& n;
+        ~count_unwind() { ++n; }
+    };
+    int unwound = 0;
+    {
+        engine e(small_machine(2), 1);
+        // Three tasks take turns on CPU 0: each preempted one switches
+        // straight to the next (engine::leave()).
+        for (int i = 0; i < 3; i++)
+            e.spawn("busy", {0}, [&] {
+                count_unwind c{unwound};
+                for (;;)
+                    e.charge(1000);
+            }, 0);
+        // Never runs: under ucontext fibers (the ASan build) its fiber is
+        // entered to be unwound, and must find its way back.
+        e.spawn("late", {1}, [&] { count_unwind c{unwound}; }, 1'000'000'000);
+        e.run_until(20'000'000);
+    }
+    CHECK(unwound == 3);
+}
+
 TEST_CASE("a task woken onto its idle CPU runs after the switch back in", "[engine]")
 {
     engine e(small_machine(2), 1);

@@ -13,7 +13,8 @@
 //   peak_rss_MiB        the process's peak resident set so far
 // Run by hand: build/futexsim_sim_bench [--benchmark_filter=latched]. The
 // run lengths are arguments (virtual milliseconds); longer runs dilute the
-// ramp-up at the start.
+// ramp-up at the start: the latched run goes 0.5 s (quick) and 4 s (the
+// length issue 14's target is stated for, about 10 s of wall time).
 #include <benchmark/benchmark.h>
 
 #include <sys/resource.h>
@@ -72,7 +73,8 @@ void presized_96(benchmark::State& s) { reference_run(s, 96, true); }
 void auto_16(benchmark::State& s) { reference_run(s, 16, false); }
 void presized_96_fast_forward(benchmark::State& s) { reference_run(s, 96, true, true); }
 
-BENCHMARK(latched_96)->Arg(500)->Unit(benchmark::kSecond)->Iterations(1);
+// 4 virtual seconds: issue 14's first target (at most 4 s of wall time).
+BENCHMARK(latched_96)->Arg(500)->Arg(4000)->Unit(benchmark::kSecond)->Iterations(1);
 BENCHMARK(presized_96)->Arg(20)->Unit(benchmark::kSecond)->Iterations(1);
 BENCHMARK(auto_16)->Arg(50)->Unit(benchmark::kSecond)->Iterations(1);
 BENCHMARK(presized_96_fast_forward)->Arg(4000)->Unit(benchmark::kSecond)->Iterations(1);

@@ -72,7 +72,7 @@ void cache_model::access(cache_line& l, bool is_write, void (*fn)(void*), void* 
     const task& t = eng_.current();
     if (pending_.size() <= t.id)
         pending_.resize(t.id + 1);
-    pending_[t.id] = {&l, fn, ctx, is_write, static_cast<std::uint32_t>(t.cpu), t.gen};
+    pending_[t.id] = {&l, fn, ctx, is_write};
     ++stats_.misses;
     eng_.post_now(source_, request, t.id);
     eng_.suspend();
@@ -111,7 +111,8 @@ std::size_t cache_model::pick_waiter(const cache_line& l) const
     std::size_t best = 0;
     double best_lat = 1e18;
     for (std::size_t i = 0; i < l.waiters.size(); i++) {
-        const double lat = m.transfer(static_cast<unsigned>(l.owner), pending_[l.waiters[i]].cpu);
+        const auto& t = const_cast<engine&>(eng_).task_by_id(l.waiters[i]);
+        const double lat = m.transfer(static_cast<unsigned>(l.owner), static_cast<unsigned>(t.cpu));
         if (lat < best_lat) {
             best_lat = lat;
             best = i;
@@ -131,10 +132,10 @@ void cache_model::serve(cache_line& l)
     if (l.waiters.empty())
         return;
     const std::size_t idx = pick_waiter(l);
-    const std::uint32_t id = l.waiters[idx];
-    const pending_access& op = pending_[id];
+    task& t = eng_.task_by_id(l.waiters[idx]);
+    const pending_access& op = pending_[t.id];
     const machine& m = eng_.mach();
-    const unsigned cpu = op.cpu;
+    const unsigned cpu = static_cast<unsigned>(t.cpu);
     const bool far = m.arch == atomic_arch::arm64_lse && op.is_write;
     const double lat = source_latency(l, cpu, op.is_write);
     const vtime now = eng_.now();
@@ -211,21 +212,20 @@ void cache_model::serve(cache_line& l)
         // answered together from the shared copy (the forwarding cache or the
         // LLC), each after its own distance: reads do not serialize.
         while (!l.waiters.empty() && !pending_[l.waiters.front()].is_write) {
-            const std::uint32_t rid = l.waiters.front();
-            const pending_access& r = pending_[rid];
+            task& r = eng_.task_by_id(l.waiters.front());
             l.waiters.pop_front();
-            const unsigned rcpu = r.cpu;
+            const unsigned rcpu = static_cast<unsigned>(r.cpu);
             const double rlat = source_latency(l, rcpu, false);
-            r.fn(r.ctx);
+            pending_[r.id].fn(pending_[r.id].ctx);
             ++l.accesses;
             l.sharers.add(rcpu);
             eng_.mix_trace((static_cast<std::uint64_t>(l.id) << 32) ^ (static_cast<std::uint64_t>(rcpu) << 1));
-            eng_.resume(rid, r.gen, now + static_cast<vtime>(rlat + m.local_hit_ns));
+            eng_.resume(r, now + static_cast<vtime>(rlat + m.local_hit_ns));
         }
     }
     if (op.is_write && !l.spinners.empty())
         release_spinners(l, done);
-    eng_.resume(id, op.gen, done);
+    eng_.resume(t, done);
     if (!l.waiters.empty())
         schedule_line_free(l, l.busy_until);
 }

@@ -82,26 +82,14 @@ public:
 
     // Whether `cpu` may do this access without any coherence traffic.
     // Inline (with local_write()): the model's every access asks.
-    bool read_hit(const cache_line& l, unsigned cpu) const
+    bool hit(const cache_line& l, unsigned cpu, bool is_write) const
     {
-        if (held_by(l, cpu))
-            return true;
-        if (!l.waiters.empty() || l.busy_until > eng_.now())
-            return false;
-        if (l.owner == static_cast<int>(cpu))
-            return true;
-        return l.owner < 0 && l.sharers.contains(cpu);
-    }
-    bool write_hit(const cache_line& l, unsigned cpu) const
-    {
-        if (held_by(l, cpu))
-            return true;
-        return l.owner == static_cast<int>(cpu) && l.waiters.empty() && l.busy_until <= eng_.now();
+        return held_by(l, cpu) || (l.waiters.empty() && l.busy_until <= eng_.now() && quiet_hit(l, cpu, is_write));
     }
 
-    // read_hit() or write_hit() on a line with no waiters and nothing in
-    // flight (the caller has checked): whose copy it is decides, and a held
-    // window is the owner's anyway.
+    // hit() on a line with no waiters and nothing in flight (the caller has
+    // checked): whose copy it is decides, and a held window is the owner's
+    // anyway.
     static bool quiet_hit(const cache_line& l, unsigned cpu, bool is_write)
     {
         if (l.owner == static_cast<int>(cpu))
@@ -140,16 +128,11 @@ private:
     enum event_kind : std::uint8_t { request, line_free };
     // An access waiting for service, by task id: run at service time, on
     // the engine's stack.
-    // The task's CPU and wake generation are copied here: a suspended task
-    // keeps both, and serving a queue then reads this small array instead
-    // of each waiter's task (a cache miss per hand-off on a long queue).
     struct pending_access {
         cache_line* line = nullptr;
         void (*fn)(void*) = nullptr;
         void* ctx = nullptr;
         bool is_write = false;
-        std::uint32_t cpu = 0;
-        std::uint32_t gen = 0;
     };
     void serve(cache_line& l);
     void schedule_line_free(cache_line& l, vtime at);

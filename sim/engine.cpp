@@ -212,52 +212,8 @@ void engine::sync()
     if (tearing_down_ || queue_.empty() || queue_.top().t >= now_)
         return;
     task& t = current();
-    // The resumption the loop would take after the events before it; its
-    // place in the order is fixed now.
-    const std::uint64_t seq = seq_++;
-    const vtime clock = now_;
-    if (cfg_.fast_paths && catch_up_here(clock, seq)) {
-        ++events_;  // the resumption, taken without leaving the fiber
-        next_tick_ = (now_ / tick_ns_ + 1) * tick_ns_;
-        set_horizon((queue_.empty() ? now_ : std::max(now_, queue_.top().t)) + cfg_.lookahead_ns);
-        return;
-    }
-    queue_.emplace(clock, seq, ev_kind::resume, std::uint8_t{0}, std::uint8_t{0}, t.id, t.gen);
+    push(now_, ev_kind::resume, t.id, t.gen);
     leave();
-}
-
-// Runs, on the running task's stack and as the loop would, the events
-// ordered before (clock, seq) as long as none resumes a task. True when the
-// task's own resumption at (clock, seq) is then the loop's next event; false
-// when something else must run first (another task, the end of the run, an
-// interrupt), and the loop takes over from there.
-bool engine::catch_up_here(vtime clock, std::uint64_t seq)
-{
-    const int running = current_;
-    bool caught_up = true;
-    current_ = -1;
-    while (!queue_.empty()) {
-        const event ev = queue_.top();
-        if (ev.t > clock || (ev.t == clock && ev.seq > seq))
-            break;
-        if (ev.kind == ev_kind::resume || ev.t > until_ ||
-            (interrupt_ && interrupt_->load(std::memory_order_relaxed))) {
-            caught_up = false;
-            break;
-        }
-        queue_.pop();
-        now_ = ev.t;
-        ++events_;
-        process(ev);
-    }
-    current_ = running;
-    if (caught_up && clock > until_)
-        caught_up = false;
-    // Caught up: the task's clock again. Not: where the loop would have got
-    // to (the end of the run reads it).
-    if (caught_up)
-        now_ = clock;
-    return caught_up;
 }
 
 // rcu_sched_clock_irq(): a tick in user mode is a quiescent state; with
@@ -343,11 +299,13 @@ void engine::post_now(std::uint8_t source, std::uint8_t what, std::uint32_t arg)
 // every event).
 bool engine::loop_stops() const
 {
-    if (queue_.empty() || queue_.top().t > until_ ||
-        (interrupt_ && interrupt_->load(std::memory_order_relaxed)))
-        return true;
-    return queue_.size() == 1 && queue_.top().kind == ev_kind::tick && live_threads_ == 0 &&
-           sources_idle();
+    return queue_.empty() || queue_.top().t > until_ || interrupt_pending() || only_tick_left();
+}
+
+// Nothing but the tick left: every task has exited or sleeps forever.
+bool engine::only_tick_left() const
+{
+    return queue_.size() == 1 && queue_.top().kind == ev_kind::tick && live_threads_ == 0 && sources_idle();
 }
 
 // The running task stops running (it waits for a service, sleeps, spins, was
@@ -365,10 +323,7 @@ void engine::leave()
     const int self = current_;
     current_ = -1;
     while (!loop_stops()) {
-        const event ev = queue_.top();
-        queue_.pop();
-        now_ = ev.t;
-        ++events_;
+        const event ev = take();
         if (ev.kind != ev_kind::resume) {
             process(ev);
             continue;
@@ -392,9 +347,9 @@ void engine::suspend()
     leave();
 }
 
-void engine::resume(std::uint32_t id, std::uint32_t gen, vtime at)
+void engine::resume(task& t, vtime at)
 {
-    push(at, ev_kind::resume, id, gen);
+    push(at, ev_kind::resume, t.id, t.gen);
 }
 
 void engine::wake(task& t, vtime at)
@@ -577,6 +532,16 @@ void engine::on_tick(std::int64_t k)
     push((k + 1) * tick_ns_, ev_kind::tick, 0);
 }
 
+// The loop's next event leaves the queue; time moves to it.
+engine::event engine::take()
+{
+    const event ev = queue_.top();
+    queue_.pop();
+    now_ = ev.t;
+    ++events_;
+    return ev;
+}
+
 void engine::process(const event& ev)
 {
     switch (ev.kind) {
@@ -607,20 +572,14 @@ void engine::run_until(vtime until)
 {
     until_ = until;
     while (!queue_.empty()) {
-        if (interrupt_ && interrupt_->load(std::memory_order_relaxed)) {
+        if (interrupt_pending()) {
             interrupted_ = true;
             return;  // now() stays where the run got to
         }
-        const event ev = queue_.top();
-        if (ev.t > until)
+        if (queue_.top().t > until)
             break;
-        queue_.pop();
-        now_ = ev.t;
-        ++events_;
-        process(ev);
-        // Nothing but the tick left: every task has exited or sleeps forever.
-        if (queue_.size() == 1 && queue_.top().kind == ev_kind::tick && live_threads_ == 0 &&
-            sources_idle())
+        process(take());
+        if (only_tick_left())
             break;
     }
     now_ = std::max(now_, until);

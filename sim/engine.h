@@ -78,8 +78,8 @@ struct engine_config {
     vtime lookahead_ns = 1000;
     vtime sched_slice_ns = 3'000'000;  // CFS-like slice for tasks sharing a CPU
     std::size_t stack_bytes = 128 * 1024;
-    // Shortcuts that give byte-identical runs (post_now(), sync(), the loop
-    // run on a task's stack by leave()); off:
+    // Shortcuts that give byte-identical runs (post_now(), the loop run on
+    // a task's stack by leave()); off:
     // every event takes the trip through the queue, the reference the fast
     // paths are checked against (tests/sim/fast_path_test.cpp).
     bool fast_paths = true;
@@ -142,10 +142,9 @@ public:
             charge_slow();
     }
     // Let every event before the task's clock happen first (before touching
-    // state that pending events change, such as a contended line). When none
-    // of them resumes a task, they run here, on the task's stack, and the
-    // task runs on without leaving its fiber (a fast path: the same events in
-    // the same order).
+    // state that pending events change, such as a contended line). Those
+    // that resume no task run on the task's stack, and it runs on without a
+    // switch if no other task comes first (leave()).
     void sync();
     // Sleep: the task leaves its CPU until wake().
     void block();
@@ -167,9 +166,7 @@ public:
     // the loop's next event anyway, it runs on without leaving its fiber.
     void suspend();
     // The suspended task `t` runs on at `at`.
-    void resume(task& t, vtime at) { resume(t.id, t.gen, at); }
-    // The same by id and wake generation (what the cache keeps of a waiter).
-    void resume(std::uint32_t id, std::uint32_t gen, vtime at);
+    void resume(task& t, vtime at);
     // The running task enters or leaves the kernel (system calls; RCU sees
     // the mode at ticks).
     void set_mode(task_mode m) { current().mode = m; }
@@ -215,9 +212,9 @@ private:
     // Whether an event at `t` queued now would be the loop's next.
     bool next_event_at(vtime t) const
     {
-        return t <= until_ && (queue_.empty() || queue_.top().t > t) &&
-               !(interrupt_ && interrupt_->load(std::memory_order_relaxed));
+        return t <= until_ && (queue_.empty() || queue_.top().t > t) && !interrupt_pending();
     }
+    bool interrupt_pending() const { return interrupt_ && interrupt_->load(std::memory_order_relaxed); }
     // A resumption that is not stale: the task still waits for it.
     static bool resumable(const event& ev, const task& t)
     {
@@ -225,10 +222,11 @@ private:
                t.state != task_state::runnable;
     }
     bool loop_stops() const;
+    bool only_tick_left() const;
     void leave();
     void enter(task& t);
     void adopt(boost::context::fiber&& from);
-    bool catch_up_here(vtime clock, std::uint64_t seq);
+    event take();
     void process(const event& ev);  // one event, as the loop takes it
     void charge_slow();
     bool attention() const { return resched_flags_ != 0 || preemption_points_ || tearing_down_; }

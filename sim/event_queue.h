@@ -35,7 +35,7 @@ public:
             v_[i] = std::move(v_[parent]);
             i = parent;
         }
-        v_[i] = T{fields...};
+        v_[i] = x;
     }
 
     void pop()

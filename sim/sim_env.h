@@ -338,7 +338,7 @@ private:
         // Looked at again: the charge above may have yielded. (Folding the two
         // hit paths into one helper cost 6% of wall time on the presized run.)
         const unsigned cpu = eng_.cpu();
-        if (is_write ? cache_.write_hit(l, cpu) : cache_.read_hit(l, cpu)) {
+        if (cache_.hit(l, cpu, is_write)) {
             ++cache_.stats().hits;
             if (is_write)
                 cache_.local_write(l, cpu);

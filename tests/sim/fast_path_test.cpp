@@ -1,8 +1,8 @@
 // The engine's fast paths (engine_config::fast_paths: a task's request run
 // at once when it is the loop's next event, a resumption that is the next
-// event taken without leaving the task's fiber, a catch-up whose events run
-// on the task's stack, the loop run on a stopping task's stack and a switch
-// straight to the next task) claim to change nothing:
+// event taken without leaving the task's fiber, the loop run on a stopping
+// task's stack and a switch straight to the next task) claim to change
+// nothing:
 // the same JSON, byte for byte, and the same event-trace hash as the
 // straightforward path, over workloads, policies, machines and strategies.
 #include <catch2/catch.hpp>

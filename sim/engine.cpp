@@ -29,16 +29,17 @@ void engine::shutdown()
     if (tearing_down_)
         return;
     tearing_down_ = true;
+    refresh_check();
     for (auto& t : tasks_) {
         if (!t->fib)
             continue;
-        current_ = static_cast<int>(t->id);
+        set_current(t.get());
         current_cpu_ = static_cast<unsigned>(t->cpu);
         // The loop's side destroys it: a fiber that never ran is entered to
         // be unwound under ucontext (the ASan build), and adopts this side.
         came_from_ = -1;
         t->fib = {};  // forced unwind inside the fiber
-        current_ = -1;
+        set_current(nullptr);
     }
 }
 
@@ -144,7 +145,7 @@ void engine::yield_to_engine()
 // What the loop does as it resumes `t`, before the switch.
 void engine::enter(task& t)
 {
-    current_ = static_cast<int>(t.id);
+    set_current(&t);
     current_cpu_ = static_cast<unsigned>(t.cpu);
     t.state = task_state::running;
     next_tick_ = (now_ / tick_ns_ + 1) * tick_ns_;
@@ -156,7 +157,7 @@ void engine::switch_to(task& t)
     enter(t);
     came_from_ = -1;
     adopt(std::move(t.fib).resume());
-    current_ = -1;
+    set_current(nullptr);
     if (task_error_) {
         auto e = task_error_;
         task_error_ = nullptr;
@@ -174,7 +175,7 @@ void engine::charge_slow()
         // A tick crossed while this task ran: record what it was doing then.
         const std::int64_t k = now_ / tick_ns_;
         next_tick_ = (k + 1) * tick_ns_;
-        next_check_ = std::min(next_tick_, horizon_ + 1);
+        refresh_check();
         if (k > c.sampled_tick)
             sample_tick(static_cast<unsigned>(t.cpu), k, task_quiescent(t));
     }
@@ -190,7 +191,7 @@ void engine::charge_slow()
     if ((c.need_resched || c.urgent_resched) && preemptible && !c.runqueue.empty()) [[unlikely]] {
         // Preempted: back of the queue (a softirq task went to the front).
         if (c.need_resched || c.urgent_resched)
-            --resched_flags_;
+            set_resched_flags(resched_flags_ - 1);
         c.need_resched = c.urgent_resched = false;
         t.state = task_state::runnable;
         c.runqueue.push_back(t.id);
@@ -288,10 +289,10 @@ void engine::post_now(std::uint8_t source, std::uint8_t what, std::uint32_t arg)
     }
     // As the loop would run it: counted, and with no task current.
     ++events_;
-    const int running = current_;
-    current_ = -1;
+    task* const running = current_task_;
+    set_current(nullptr);
     sources_[source]->on_event(what, arg);
-    current_ = running;
+    set_current(running);
 }
 
 // Whether the loop stops before its next event: the end of the run, an
@@ -320,8 +321,9 @@ void engine::leave()
         yield_to_engine();
         return;
     }
+    task* const self_task = current_task_;
     const int self = current_;
-    current_ = -1;
+    set_current(nullptr);
     while (!loop_stops()) {
         const event ev = take();
         if (ev.kind != ev_kind::resume) {
@@ -338,7 +340,7 @@ void engine::leave()
         adopt(std::move(t.fib).resume());
         return;  // resumed: whoever switched here has entered this task
     }
-    current_ = self;
+    set_current(self_task);
     yield_to_engine();
 }
 
@@ -405,7 +407,7 @@ void engine::place(task& t, vtime at)
     if (t.kernel_thread) {
         c.runqueue.push_front(t.id);
         if (!c.urgent_resched && !c.need_resched)
-            ++resched_flags_;
+            set_resched_flags(resched_flags_ + 1);
         c.urgent_resched = true;
     } else {
         c.runqueue.push_back(t.id);
@@ -499,7 +501,7 @@ void engine::dispatch(unsigned cpu, vtime at)
     const std::uint32_t id = c.runqueue[pick];
     c.runqueue.erase(c.runqueue.begin() + static_cast<std::ptrdiff_t>(pick));
     if (c.need_resched || c.urgent_resched) {  // the switch it asked for is happening
-        --resched_flags_;
+        set_resched_flags(resched_flags_ - 1);
         c.need_resched = c.urgent_resched = false;
     }
     task& t = *tasks_[id];
@@ -523,7 +525,7 @@ void engine::on_tick(std::int64_t k)
                         c.current >= 0 && task_quiescent(*tasks_[static_cast<std::size_t>(c.current)]));
         if (c.current >= 0 && !c.runqueue.empty() && now_ - c.slice_start >= cfg_.sched_slice_ns) {
             if (!c.need_resched && !c.urgent_resched)
-                ++resched_flags_;
+                set_resched_flags(resched_flags_ + 1);
             c.need_resched = true;
         }
     }

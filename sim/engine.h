@@ -23,6 +23,7 @@
 #include <deque>
 #include <exception>
 #include <functional>
+#include <limits>
 #include <memory>
 #include <string>
 #include <vector>
@@ -112,7 +113,11 @@ public:
     void post_now(std::uint8_t source, std::uint8_t what, std::uint32_t arg);
     // A source that needs to hear of preemption points (RCU asking laggard
     // CPUs for a quiescent state) switches them on; off when it no longer does.
-    void want_preemption_points(bool on) { preemption_points_ = on; }
+    void want_preemption_points(bool on)
+    {
+        preemption_points_ = on;
+        refresh_check();
+    }
     // Which queued task a CPU runs next (sim/schedule.h); none: the queue's
     // order, as before strategies existed.
     void set_strategy(schedule_strategy* s) { strategy_ = s; }
@@ -124,8 +129,8 @@ public:
     // Creates a task, runnable at `at` on one of `allowed` CPUs.
     task& spawn(std::string name, std::vector<unsigned> allowed, std::function<void()> body,
                 vtime at, bool kernel_thread = false);
-    task& current() { return *tasks_[static_cast<std::size_t>(current_)]; }
-    bool in_task() const { return current_ >= 0; }
+    task& current() { return *current_task_; }
+    bool in_task() const { return current_task_ != nullptr; }
     task& task_by_id(std::uint32_t id) { return *tasks_[id]; }
     std::size_t num_tasks() const { return tasks_.size(); }
     unsigned live_threads() const { return live_threads_; }
@@ -135,10 +140,11 @@ public:
     bool cpu_idle(unsigned c) const { return cpus_[c].current < 0 && cpus_[c].runqueue.empty(); }
 
     // Advance the current task's clock; yields when past the lookahead.
+    // One compare: next_check_ is as low as it goes while attention() holds.
     void charge(vtime ns)
     {
         now_ += ns;
-        if (now_ >= next_check_ || attention()) [[unlikely]]
+        if (now_ >= next_check_) [[unlikely]]
             charge_slow();
     }
     // Let every event before the task's clock happen first (before touching
@@ -229,11 +235,26 @@ private:
     event take();
     void process(const event& ev);  // one event, as the loop takes it
     void charge_slow();
+    // Whether charge() must look at the task after every step: a CPU wants
+    // a reschedule, a source wants preemption points, or the run is being
+    // torn down.
     bool attention() const { return resched_flags_ != 0 || preemption_points_ || tearing_down_; }
     void set_horizon(vtime h)
     {
         horizon_ = h;
-        next_check_ = std::min(next_tick_, horizon_ + 1);
+        refresh_check();
+    }
+    // Where charge() next looks closer: the tick or the horizon, or at once
+    // while attention() holds. Called whenever any of them changes.
+    void refresh_check()
+    {
+        next_check_ =
+            attention() ? std::numeric_limits<vtime>::min() : std::min(next_tick_, horizon_ + 1);
+    }
+    void set_resched_flags(unsigned n)
+    {
+        resched_flags_ = n;
+        refresh_check();
     }
     void switch_to(task& t);
     void yield_to_engine();
@@ -258,7 +279,7 @@ private:
     rng64 jitter_rng_;
     rng64 placement_rng_;  // select_idle_cpu(): which of the equally good idle CPUs
     vtime next_tick_ = 0;   // the running task's next tick boundary
-    vtime next_check_ = 0;  // min(next tick, horizon): charge() looks closer from here
+    vtime next_check_ = 0;  // charge() looks closer from here (refresh_check())
     unsigned resched_flags_ = 0;  // CPUs with need_resched or urgent_resched set
     vtime tick_ns_;
     vtime now_ = 0;
@@ -275,6 +296,14 @@ private:
     std::vector<event_source*> sources_;
     bool preemption_points_ = false;  // a source wants them (want_preemption_points())
     int current_ = -1;
+    // The running task itself, nullptr with current_ -1: the model's every
+    // preempt and RCU nesting count goes through current().
+    task* current_task_ = nullptr;
+    void set_current(task* t)
+    {
+        current_task_ = t;
+        current_ = t ? static_cast<int>(t->id) : -1;
+    }
     // The running task's CPU, kept by switch_to() (a running task does not
     // move): cpu() without the two dependent loads through tasks_.
     unsigned current_cpu_ = 0;

@@ -90,7 +90,7 @@ public:
     // hit() on a line with no waiters and nothing in flight (the caller has
     // checked): whose copy it is decides, and a held window is the owner's
     // anyway.
-    static bool quiet_hit(const cache_line& l, unsigned cpu, bool is_write)
+    [[gnu::always_inline]] static bool quiet_hit(const cache_line& l, unsigned cpu, bool is_write)
     {
         if (l.owner == static_cast<int>(cpu))
             return true;

@@ -43,7 +43,8 @@ public:
     sim_env(engine& e, cache_model& c, rcu_sim& r)
         : eng_(e), cache_(c), rcu_(r),
           step_and_hit_ns_(static_cast<vtime>(e.mach().kernel_step_ns + e.mach().local_hit_ns)),
-          step_and_rmw_ns_(static_cast<vtime>(e.mach().kernel_step_ns + e.mach().local_rmw_ns))
+          step_and_rmw_ns_(static_cast<vtime>(e.mach().kernel_step_ns + e.mach().local_rmw_ns)),
+          hit_ns_(static_cast<vtime>(e.mach().local_hit_ns))
     {
     }
 
@@ -160,12 +161,12 @@ public:
     void this_cpu_inc(percpu_uint& p)
     {
         ++p.v[eng_.cpu()];
-        eng_.charge(static_cast<vtime>(eng_.mach().local_hit_ns));
+        eng_.charge(hit_ns_);
     }
     void this_cpu_dec(percpu_uint& p)
     {
         --p.v[eng_.cpu()];
-        eng_.charge(static_cast<vtime>(eng_.mach().local_hit_ns));
+        eng_.charge(hit_ns_);
     }
     unsigned per_cpu_read(const percpu_uint& p, unsigned cpu)
     {
@@ -389,6 +390,7 @@ private:
     // then the access (the machine's figures, summed once).
     const vtime step_and_hit_ns_;
     const vtime step_and_rmw_ns_;
+    const vtime hit_ns_;  // a per-CPU counter's add: always its own CPU's line
     kernel::var_waitqueues var_waits_;
     std::unordered_map<std::uint64_t, std::function<void()>> pending_frees_;
     struct alignas(64) user_line {

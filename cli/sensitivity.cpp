@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "cli/report_stats.h"
+#include "machine/machine.h"
 
 namespace futexsim::cli {
 
@@ -29,7 +30,7 @@ const std::vector<sensitivity_param>& sensitivity_params()
         {"modified_read", 0, 1,
          "assumed for Intel: 0 = share (MESI as textbooks give it: a load then a cmpxchg moves the line twice), "
          "1 = migrate (one transfer, as `futexsim probe` measured on an AMD EPYC host, docs/probe.md)",
-         {"share", "migrate"}},
+         words_of(modified_read_words)},
     };
     return params;
 }

@@ -3,8 +3,10 @@
 // field here names a workload or a thread count.
 #pragma once
 
+#include <cstddef>
 #include <map>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -35,6 +37,41 @@ enum class atomic_arch {
     x86,        // lock-prefixed RMWs pull the line into the core (a failed cmpxchg too)
     arm64_lse,  // LSE far atomics (ldadd, cas) execute at the line's home, the line stays put
 };
+
+// The machine file's word for each value of the enums above, the default
+// first: one table per enum, read by the parser and the writer
+// (machine/machine_file.cpp) and by `futexsim sensitivity`'s levels.
+template <class E>
+struct enum_word {
+    const char* word;
+    E value;
+};
+inline constexpr enum_word<line_arbitration> line_arbitration_words[] = {
+    {"fifo", line_arbitration::fifo}, {"nearest", line_arbitration::nearest}};
+inline constexpr enum_word<modified_read_rule> modified_read_words[] = {
+    {"share", modified_read_rule::share}, {"migrate", modified_read_rule::migrate}};
+inline constexpr enum_word<atomic_arch> atomic_arch_words[] = {{"x86", atomic_arch::x86},
+                                                               {"arm64-lse", atomic_arch::arm64_lse}};
+
+// The word for `value` in `words`.
+template <class E, std::size_t N>
+const char* word_for(const enum_word<E> (&words)[N], E value)
+{
+    for (const auto& w : words)
+        if (w.value == value)
+            return w.word;
+    throw std::logic_error("machine: an enum value with no word in its table");
+}
+
+// Every word of `words`, in order.
+template <class E, std::size_t N>
+std::vector<std::string> words_of(const enum_word<E> (&words)[N])
+{
+    std::vector<std::string> out;
+    for (const auto& w : words)
+        out.emplace_back(w.word);
+    return out;
+}
 
 // A cpuidle state (drivers/idle/intel_idle.c, ACPI _CST): how long a CPU in
 // it takes to run again when woken, and how long it must stay idle for the

@@ -85,10 +85,10 @@ std::string text(const nlohmann::json& j, const char* key, const std::string& fa
 }
 
 // A field that takes one of a few words; absent, the first of them.
-template <class E>
-E word(const nlohmann::json& j, const char* key, std::initializer_list<std::pair<const char*, E>> words)
+template <class E, std::size_t N>
+E word(const nlohmann::json& j, const char* key, const enum_word<E> (&words)[N])
 {
-    const std::string w = text(j, key, words.begin()->first);
+    const std::string w = text(j, key, words[0].word);
     std::string valid;
     for (const auto& [name, value] : words) {
         if (w == name)
@@ -183,11 +183,9 @@ machine parse_machine_json(const std::string& json_text, const std::string& orig
     machine m;
     m.name = text(j, "name", "custom");
     m.description = text(j, "description", "from " + origin);
-    m.arch = word<atomic_arch>(j, "arch", {{"x86", atomic_arch::x86}, {"arm64-lse", atomic_arch::arm64_lse}});
-    m.arbitration = word<line_arbitration>(
-        j, "arbitration", {{"fifo", line_arbitration::fifo}, {"nearest", line_arbitration::nearest}});
-    m.modified_read = word<modified_read_rule>(
-        j, "modified_read", {{"share", modified_read_rule::share}, {"migrate", modified_read_rule::migrate}});
+    m.arch = word(j, "arch", atomic_arch_words);
+    m.arbitration = word(j, "arbitration", line_arbitration_words);
+    m.modified_read = word(j, "modified_read", modified_read_words);
 
     if (!j.contains("topology") || !j["topology"].is_object())
         throw std::invalid_argument("machine file: 'topology' object is required");
@@ -263,9 +261,9 @@ std::string machine_file_json(const machine& m, const topology_shape& shape,
     nlohmann::ordered_json j;
     j["name"] = m.name;
     j["description"] = m.description;
-    j["arch"] = m.arch == atomic_arch::x86 ? "x86" : "arm64-lse";
-    j["arbitration"] = m.arbitration == line_arbitration::fifo ? "fifo" : "nearest";
-    j["modified_read"] = m.modified_read == modified_read_rule::share ? "share" : "migrate";
+    j["arch"] = word_for(atomic_arch_words, m.arch);
+    j["arbitration"] = word_for(line_arbitration_words, m.arbitration);
+    j["modified_read"] = word_for(modified_read_words, m.modified_read);
     j["topology"] = {{"sockets", shape.sockets},
                      {"dies_per_socket", shape.dies_per_socket},
                      {"nodes_per_socket", shape.nodes_per_socket},

@@ -18,7 +18,7 @@ namespace futexsim::sim {
 // The CPUs holding a line shared: O(1) membership, iteration over members.
 class sharer_set {
 public:
-    bool contains(unsigned cpu) const
+    [[gnu::always_inline]] bool contains(unsigned cpu) const
     {
         const std::size_t w = cpu / 64;
         return w < bits_.size() && (bits_[w] >> (cpu % 64) & 1u);

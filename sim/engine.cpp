@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <climits>
 #include <stdexcept>
+#include <utility>
 
 #include <boost/context/fixedsize_stack.hpp>
 
@@ -33,13 +34,12 @@ void engine::shutdown()
     for (auto& t : tasks_) {
         if (!t->fib)
             continue;
-        set_current(t.get());
-        current_cpu_ = static_cast<unsigned>(t->cpu);
+        current_task_ = t.get();
         // The loop's side destroys it: a fiber that never ran is entered to
         // be unwound under ucontext (the ASan build), and adopts this side.
-        came_from_ = -1;
+        came_from_ = nullptr;
         t->fib = {};  // forced unwind inside the fiber
-        set_current(nullptr);
+        current_task_ = nullptr;
     }
 }
 
@@ -54,7 +54,7 @@ void engine::push(vtime t, ev_kind k, std::uint32_t a, std::uint32_t gen, std::u
 {
     queue_.emplace(t, seq_++, k, source, what, a, gen);
     // A task running ahead must not pass what it just made happen.
-    if (current_ >= 0 && t + cfg_.lookahead_ns < horizon_)
+    if (current_task_ && t + cfg_.lookahead_ns < horizon_)
         set_horizon(t + cfg_.lookahead_ns);
 }
 
@@ -106,7 +106,7 @@ task& engine::spawn(std::string name, std::vector<unsigned> allowed, std::functi
 void engine::finish_task()
 {
     task& t = current();
-    came_from_ = current_;  // the engine keeps what is left of the fiber
+    came_from_ = &t;  // the engine keeps what is left of the fiber
     t.state = task_state::exited;
     if (!t.kernel_thread)
         --live_threads_;
@@ -129,24 +129,23 @@ void engine::note_context_switch(unsigned cpu)
 // loop gets back is not always the one it resumed.
 void engine::adopt(ctx::fiber&& from)
 {
-    if (came_from_ < 0)
-        engine_fiber_ = std::move(from);
+    if (came_from_)
+        came_from_->fib = std::move(from);
     else
-        tasks_[static_cast<std::size_t>(came_from_)]->fib = std::move(from);
+        engine_fiber_ = std::move(from);
 }
 
 // The current task gives the CPU back to the engine loop.
 void engine::yield_to_engine()
 {
-    came_from_ = current_;
+    came_from_ = current_task_;
     adopt(std::move(engine_fiber_).resume());
 }
 
 // What the loop does as it resumes `t`, before the switch.
 void engine::enter(task& t)
 {
-    set_current(&t);
-    current_cpu_ = static_cast<unsigned>(t.cpu);
+    current_task_ = &t;
     t.state = task_state::running;
     next_tick_ = (now_ / tick_ns_ + 1) * tick_ns_;
     set_horizon((queue_.empty() ? now_ : std::max(now_, queue_.top().t)) + cfg_.lookahead_ns);
@@ -155,9 +154,9 @@ void engine::enter(task& t)
 void engine::switch_to(task& t)
 {
     enter(t);
-    came_from_ = -1;
+    came_from_ = nullptr;
     adopt(std::move(t.fib).resume());
-    set_current(nullptr);
+    current_task_ = nullptr;
     if (task_error_) {
         auto e = task_error_;
         task_error_ = nullptr;
@@ -289,10 +288,9 @@ void engine::post_now(std::uint8_t source, std::uint8_t what, std::uint32_t arg)
     }
     // As the loop would run it: counted, and with no task current.
     ++events_;
-    task* const running = current_task_;
-    set_current(nullptr);
+    task* const running = std::exchange(current_task_, nullptr);
     sources_[source]->on_event(what, arg);
-    set_current(running);
+    current_task_ = running;
 }
 
 // Whether the loop stops before its next event: the end of the run, an
@@ -321,9 +319,7 @@ void engine::leave()
         yield_to_engine();
         return;
     }
-    task* const self_task = current_task_;
-    const int self = current_;
-    set_current(nullptr);
+    task* const self = std::exchange(current_task_, nullptr);
     while (!loop_stops()) {
         const event ev = take();
         if (ev.kind != ev_kind::resume) {
@@ -334,13 +330,13 @@ void engine::leave()
         if (!resumable(ev, t))
             continue;
         enter(t);
-        if (static_cast<int>(t.id) == self)
+        if (&t == self)
             return;
         came_from_ = self;
         adopt(std::move(t.fib).resume());
         return;  // resumed: whoever switched here has entered this task
     }
-    set_current(self_task);
+    current_task_ = self;
     yield_to_engine();
 }
 

@@ -134,9 +134,8 @@ public:
     task& task_by_id(std::uint32_t id) { return *tasks_[id]; }
     std::size_t num_tasks() const { return tasks_.size(); }
     unsigned live_threads() const { return live_threads_; }
-    // The current task's CPU. Inline, as charge() and attention(): the
-    // model's every access asks (sim_env.h).
-    unsigned cpu() const { return current_cpu_; }
+    // The current task's CPU (a running task does not move).
+    unsigned cpu() const { return static_cast<unsigned>(current_task_->cpu); }
     bool cpu_idle(unsigned c) const { return cpus_[c].current < 0 && cpus_[c].runqueue.empty(); }
 
     // Advance the current task's clock; yields when past the lookahead.
@@ -295,23 +294,12 @@ private:
     std::vector<vcpu> cpus_;
     std::vector<event_source*> sources_;
     bool preemption_points_ = false;  // a source wants them (want_preemption_points())
-    int current_ = -1;
-    // The running task itself, nullptr with current_ -1: the model's every
-    // preempt and RCU nesting count goes through current().
-    task* current_task_ = nullptr;
-    void set_current(task* t)
-    {
-        current_task_ = t;
-        current_ = t ? static_cast<int>(t->id) : -1;
-    }
-    // The running task's CPU, kept by switch_to() (a running task does not
-    // move): cpu() without the two dependent loads through tasks_.
-    unsigned current_cpu_ = 0;
+    task* current_task_ = nullptr;  // the running task; nullptr in the loop
     bool tearing_down_ = false;
     unsigned live_threads_ = 0;
     unsigned runnable_or_running_ = 0;
     boost::context::fiber engine_fiber_;
-    int came_from_ = -1;  // who made the last switch: a task id, -1 the loop
+    task* came_from_ = nullptr;  // who made the last switch: a task, nullptr the loop
     std::exception_ptr task_error_;
     schedule_strategy* strategy_ = nullptr;
     sim_observer* observer_ = nullptr;

@@ -44,7 +44,8 @@ public:
         : eng_(e), cache_(c), rcu_(r),
           step_and_hit_ns_(static_cast<vtime>(e.mach().kernel_step_ns + e.mach().local_hit_ns)),
           step_and_rmw_ns_(static_cast<vtime>(e.mach().kernel_step_ns + e.mach().local_rmw_ns)),
-          hit_ns_(static_cast<vtime>(e.mach().local_hit_ns))
+          hit_ns_(static_cast<vtime>(e.mach().local_hit_ns)),
+          rmw_ns_(static_cast<vtime>(e.mach().local_rmw_ns))
     {
     }
 
@@ -316,23 +317,17 @@ private:
     }
     bool might_sleep_warned_ = false;
 
-    // The model's every shared-word access. A hit on a quiet line (no
-    // waiters, nothing in flight within the lookahead) is the common case
-    // and is inlined into the model's code; the rest is access_slow().
+    // The model's every shared-word access. A hit on a quiet line is the
+    // common case and is inlined into the model's code; the rest is
+    // access_slow().
     template <class T, class Op>
     [[gnu::always_inline]] auto access(word<T>& w, bool is_write, Op op) -> decltype(op(w))
     {
         cache_line* l = w.line;
-        if (l && eng_.in_task() && !eng_.tearing_down() && l->waiters.empty() &&
-            !l->service_scheduled && l->busy_until <= eng_.now() - eng_.lookahead() &&
-            cache_model::quiet_hit(*l, eng_.cpu(), is_write)) {
+        if (l && eng_.in_task() && !eng_.tearing_down() && quiet(*l) &&
+            cache_model::quiet_hit(*l, eng_.cpu(), is_write))
             // The instructions since the last memory operation, then the hit.
-            ++cache_.stats().hits;
-            if (is_write)
-                cache_.local_write(*l, eng_.cpu());
-            eng_.charge(is_write ? step_and_rmw_ns_ : step_and_hit_ns_);
-            return op(w);
-        }
+            return take_hit(w, *l, is_write, is_write ? step_and_rmw_ns_ : step_and_hit_ns_, op);
         return access_slow(w, is_write, op);
     }
 
@@ -342,34 +337,20 @@ private:
         // Set-up, teardown and unwinding touch memory outside simulated time.
         if (!eng_.in_task() || eng_.tearing_down())
             return op(w);
-        if (!w.line)
+        if (!w.line) { // its first access: access()'s test, now that the line is known
             w.line = &cache_.line_for(&w);
+            return access(w, is_write, op);
+        }
         cache_line& l = *w.line;
-        const machine& m = eng_.mach();
         // A contended line, or one in flight within the lookahead, changes
         // under pending events: catch up first.
-        if (!l.waiters.empty() || l.service_scheduled || l.busy_until > eng_.now() - eng_.lookahead()) {
-            eng_.charge(static_cast<vtime>(m.kernel_step_ns));
+        const bool contended = !quiet(l);
+        eng_.charge(static_cast<vtime>(eng_.mach().kernel_step_ns));
+        if (contended)
             eng_.sync();
-        } else if (cache_model::quiet_hit(l, eng_.cpu(), is_write)) {
-            // As in access(), for a word whose line was not looked up yet.
-            ++cache_.stats().hits;
-            if (is_write)
-                cache_.local_write(l, eng_.cpu());
-            eng_.charge(is_write ? step_and_rmw_ns_ : step_and_hit_ns_);
-            return op(w);
-        } else {
-            eng_.charge(static_cast<vtime>(m.kernel_step_ns));
-        }
         // Looked at again: the charge above may have yielded.
-        const unsigned cpu = eng_.cpu();
-        if (cache_.hit(l, cpu, is_write)) {
-            ++cache_.stats().hits;
-            if (is_write)
-                cache_.local_write(l, cpu);
-            eng_.charge(static_cast<vtime>(is_write ? m.local_rmw_ns : m.local_hit_ns));
-            return op(w);
-        }
+        if (cache_.hit(l, eng_.cpu(), is_write))
+            return take_hit(w, l, is_write, is_write ? rmw_ns_ : hit_ns_, op);
         using R = decltype(op(w));
         struct ctx {
             word<T>* w;
@@ -383,6 +364,27 @@ private:
         return c.out;
     }
 
+    // No waiters, no service due, nothing in flight within the lookahead:
+    // pending events cannot change the line before the task's clock.
+    [[gnu::always_inline]] bool quiet(const cache_line& l) const
+    {
+        return l.waiters.empty() && !l.service_scheduled &&
+               l.busy_until <= eng_.now() - eng_.lookahead();
+    }
+
+    // A hit: counted, a write takes the line, `cost` is charged, the access
+    // takes effect.
+    template <class T, class Op>
+    [[gnu::always_inline]] auto take_hit(word<T>& w, cache_line& l, bool is_write, vtime cost,
+                                         Op& op) -> decltype(op(w))
+    {
+        ++cache_.stats().hits;
+        if (is_write)
+            cache_.local_write(l, eng_.cpu());
+        eng_.charge(cost);
+        return op(w);
+    }
+
     engine& eng_;
     cache_model& cache_;
     rcu_sim& rcu_;
@@ -390,7 +392,10 @@ private:
     // then the access (the machine's figures, summed once).
     const vtime step_and_hit_ns_;
     const vtime step_and_rmw_ns_;
-    const vtime hit_ns_;  // a per-CPU counter's add: always its own CPU's line
+    // A hit found after catching up (the step was charged before), and a
+    // per-CPU counter's add (always its own CPU's line).
+    const vtime hit_ns_;
+    const vtime rmw_ns_;
     kernel::var_waitqueues var_waits_;
     std::unordered_map<std::uint64_t, std::function<void()>> pending_frees_;
     struct alignas(64) user_line {

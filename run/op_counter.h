@@ -11,6 +11,7 @@
 #include <mutex>
 #include <vector>
 
+#include "run/bin_cursor.h"
 #include "run/workloads/workload_process.h"
 
 namespace futexsim {
@@ -30,13 +31,9 @@ public:
         const std::int64_t now = proc_.now_ns();
         if (window_only_ && now >= window_ns_)
             return;
-        if (now < s.bin_from || now >= s.bin_to) {  // not the last operation's bin: find it
-            s.bin = static_cast<std::size_t>(now / interval_ns_);
-            s.bin_from = static_cast<std::int64_t>(s.bin) * interval_ns_;
-            s.bin_to = s.bin_from + interval_ns_;
-        }
-        if (s.bin < s.bins.size())
-            bump(s.bins[s.bin]);
+        const std::size_t bin = s.cursor.find(now, interval_ns_);
+        if (bin < s.bins.size())
+            bump(s.bins[bin]);
         bump(s.total);
     }
     std::uint64_t total() const;
@@ -48,11 +45,7 @@ private:
         explicit shard(std::size_t n) : bins(n) {}
         std::vector<std::atomic<std::uint64_t>> bins;
         std::atomic<std::uint64_t> total{0};
-        // The owning thread's last bin and its span (only it reads them):
-        // nearly every operation lands in the one before it, found without
-        // a division.
-        std::size_t bin = 0;
-        std::int64_t bin_from = 0, bin_to = 0;
+        bin_cursor cursor;  // the owning thread's alone, as the writes
     };
     // Only the owning thread writes a shard: a relaxed load and store, no
     // locked instruction; readers see a recent value.

@@ -11,16 +11,12 @@ void atomic_share_bins::tracepoint(const model::trace_point& tp, vtime at)
     const bool atomic = tp.kind == model::trace_kind::ref_get_atomic;
     if ((!atomic && tp.kind != model::trace_kind::ref_get_percpu) || at >= end_ns_ || at < 0)
         return;
-    if (at < bin_from_ || at >= bin_to_) {  // not the last get's bin: find it
-        bin_ = static_cast<std::size_t>(at / interval_ns_);
-        bin_from_ = static_cast<vtime>(bin_) * interval_ns_;
-        bin_to_ = bin_from_ + interval_ns_;
-        if (bin_ >= percpu_.size()) {
-            percpu_.resize(bin_ + 1);
-            atomic_.resize(bin_ + 1);
-        }
+    const std::size_t bin = cursor_.find(at, interval_ns_);
+    if (bin >= percpu_.size()) {
+        percpu_.resize(bin + 1);
+        atomic_.resize(bin + 1);
     }
-    ++(atomic ? atomic_ : percpu_)[bin_];
+    ++(atomic ? atomic_ : percpu_)[bin];
 }
 
 std::vector<double> atomic_share_bins::shares(std::size_t bins) const

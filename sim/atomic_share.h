@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "run/bin_cursor.h"
 #include "sim/observer.h"
 
 namespace futexsim::sim {
@@ -25,10 +26,7 @@ public:
 private:
     vtime interval_ns_, end_ns_;
     std::vector<std::uint64_t> percpu_, atomic_;
-    // The last get's bin and its span: nearly every get lands in the one
-    // before it, found without a division.
-    std::size_t bin_ = 0;
-    vtime bin_from_ = 0, bin_to_ = 0;
+    bin_cursor cursor_;
 };
 
 // Hands every hook to two observers in turn (--trace and the share bins).

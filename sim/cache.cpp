@@ -111,7 +111,7 @@ std::size_t cache_model::pick_waiter(const cache_line& l) const
     std::size_t best = 0;
     double best_lat = 1e18;
     for (std::size_t i = 0; i < l.waiters.size(); i++) {
-        const auto& t = const_cast<engine&>(eng_).task_by_id(l.waiters[i]);
+        const task& t = eng_.task_by_id(l.waiters[i]);
         const double lat = m.transfer(static_cast<unsigned>(l.owner), static_cast<unsigned>(t.cpu));
         if (lat < best_lat) {
             best_lat = lat;

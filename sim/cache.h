@@ -84,7 +84,8 @@ public:
     // Inline (with local_write()): the model's every access asks.
     bool hit(const cache_line& l, unsigned cpu, bool is_write) const
     {
-        return held_by(l, cpu) || (l.waiters.empty() && l.busy_until <= eng_.now() && quiet_hit(l, cpu, is_write));
+        return held_by(l, cpu) ||
+               (l.waiters.empty() && l.busy_until <= eng_.now() && quiet_hit(l, cpu, is_write));
     }
 
     // hit() on a line with no waiters and nothing in flight (the caller has

@@ -8,6 +8,9 @@
 //   wall_per_vsec       wall seconds per simulated second
 //   cpu_per_vsec        the same in CPU seconds of this process (steadier
 //                       than wall time on a loaded machine)
+//   cpu_ns_per_op       CPU nanoseconds per simulated futex operation
+//   hits_per_op         accesses to shared words served locally, per
+//                       operation (each one charged its cost)
 //   line_services/s     queued cache-line accesses served per wall second
 //   events/s            engine events per wall second
 //   peak_rss_MiB        the process's peak resident set so far
@@ -15,6 +18,14 @@
 // run lengths are arguments (virtual milliseconds); longer runs dilute the
 // ramp-up at the start: the latched run goes 0.5 s (quick) and 4 s (the
 // length issue 14's target is stated for, about 10 s of wall time).
+//
+// Two more put a healthy operation's cost in proportion: `presized_1`, the
+// presized run with one thread (nothing contended, no task switches but at
+// ticks), and `model_alone`, the model's own code for the same operation
+// (futex_wake() with nobody waiting, the private hash presized and
+// per-CPU) on the step environment, whose shared words are plain memory
+// and which keeps no time: the floor under any simulation that runs every
+// operation's code (docs/simulator.md, "Speed").
 #include <benchmark/benchmark.h>
 
 #include <sys/resource.h>
@@ -24,6 +35,7 @@
 #include "machine/machine.h"
 #include "run/run_options.h"
 #include "sim/run.h"
+#include "sim/step_process.h"
 
 namespace {
 
@@ -49,7 +61,7 @@ void reference_run(benchmark::State& state, unsigned threads, bool presized, boo
     sim::sim_options so;
     so.counters = &c;
     so.fast_forward = fast_forward;
-    std::uint64_t services = 0, events = 0;
+    std::uint64_t services = 0, events = 0, hits = 0, ops = 0;
     double wall = 0;
     const std::clock_t cpu_start = std::clock();
     for (auto _ : state) {
@@ -57,12 +69,15 @@ void reference_run(benchmark::State& state, unsigned threads, bool presized, boo
         wall += r.wall_seconds;
         services += c.line_services;
         events += c.events;
-        benchmark::DoNotOptimize(r.ops);
+        hits += c.line_hits;
+        ops += r.ops;
     }
     const auto runs = static_cast<double>(state.iterations());
     const double cpu = static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;
     state.counters["wall_per_vsec"] = wall / runs / o.seconds;
     state.counters["cpu_per_vsec"] = cpu / runs / o.seconds;
+    state.counters["cpu_ns_per_op"] = cpu * 1e9 / static_cast<double>(ops);
+    state.counters["hits_per_op"] = static_cast<double>(hits) / static_cast<double>(ops);
     state.counters["line_services/s"] = static_cast<double>(services) / wall;
     state.counters["events/s"] = static_cast<double>(events) / wall;
     state.counters["peak_rss_MiB"] = peak_rss_mib();
@@ -72,12 +87,47 @@ void latched_96(benchmark::State& s) { reference_run(s, 96, false); }
 void presized_96(benchmark::State& s) { reference_run(s, 96, true); }
 void auto_16(benchmark::State& s) { reference_run(s, 16, false); }
 void presized_96_fast_forward(benchmark::State& s) { reference_run(s, 96, true, true); }
+void presized_1(benchmark::State& s) { reference_run(s, 1, true); }
+
+void model_alone(benchmark::State& state)
+{
+    sim::step_process p(96);
+    p.env.set_cpu(0);
+    if (p.set_slots(512) != 0) {
+        state.SkipWithError("prctl(PR_FUTEX_HASH_SET_SLOTS, 512) failed");
+        return;
+    }
+    while (p.env.pending_callbacks() > 0)
+        p.env.end_grace_period();
+    if (p.current() == nullptr || p.env.atomic_read(p.current()->state) != model::FR_PERCPU) {
+        state.SkipWithError("the presized hash is not installed and per-CPU");
+        return;
+    }
+    static std::uint32_t futex_word = 0;
+    const auto uaddr = reinterpret_cast<std::uint64_t>(&futex_word);
+    p.env.user_memory[uaddr] = 0;
+    const long ops = state.range(0);
+    const std::clock_t cpu_start = std::clock();
+    for (auto _ : state) {
+        for (long i = 0; i < ops; ++i) {
+            benchmark::DoNotOptimize(p.futex_wake(uaddr, 1));
+            if ((i & 1023) == 0)
+                p.env.clear_trace();  // the step environment logs every tracepoint
+        }
+    }
+    const double cpu = static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;
+    state.counters["cpu_ns_per_op"] = cpu * 1e9 / static_cast<double>(ops) / static_cast<double>(state.iterations());
+}
 
 // 4 virtual seconds: issue 14's first target (at most 4 s of wall time).
 BENCHMARK(latched_96)->Arg(500)->Arg(4000)->Unit(benchmark::kSecond)->Iterations(1);
 BENCHMARK(presized_96)->Arg(20)->Unit(benchmark::kSecond)->Iterations(1);
 BENCHMARK(auto_16)->Arg(50)->Unit(benchmark::kSecond)->Iterations(1);
 BENCHMARK(presized_96_fast_forward)->Arg(4000)->Unit(benchmark::kSecond)->Iterations(1);
+// A healthy operation's cost: one thread for 2 virtual seconds (about 20 M
+// operations), and the model's code alone for as many.
+BENCHMARK(presized_1)->Arg(2000)->Unit(benchmark::kSecond)->Iterations(1);
+BENCHMARK(model_alone)->Arg(20'000'000)->Unit(benchmark::kSecond)->Iterations(1);
 
 }  // namespace
 

@@ -8,9 +8,10 @@
 //   wall_per_vsec       wall seconds per simulated second
 //   cpu_per_vsec        the same in CPU seconds of this process (steadier
 //                       than wall time on a loaded machine)
-//   cpu_ns_per_op       CPU nanoseconds per simulated futex operation
+//   cpu_ns_per_op       CPU nanoseconds per futex operation the run
+//                       reports (a fast-forwarded run: extrapolated ones too)
 //   hits_per_op         accesses to shared words served locally, per
-//                       operation (each one charged its cost)
+//                       operation (each one charged its cost; likewise)
 //   line_services/s     queued cache-line accesses served per wall second
 //   events/s            engine events per wall second
 //   peak_rss_MiB        the process's peak resident set so far

@@ -117,7 +117,8 @@ void model_alone(benchmark::State& state)
         }
     }
     const double cpu = static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;
-    state.counters["cpu_ns_per_op"] = cpu * 1e9 / static_cast<double>(ops) / static_cast<double>(state.iterations());
+    state.counters["cpu_ns_per_op"] =
+        cpu * 1e9 / static_cast<double>(ops) / static_cast<double>(state.iterations());
 }
 
 // 4 virtual seconds: issue 14's first target (at most 4 s of wall time).

@@ -42,6 +42,12 @@ namespace {
 
 using namespace futexsim;
 
+// CPU seconds this process has used since `start` (std::clock()).
+double cpu_seconds_since(std::clock_t start)
+{
+    return static_cast<double>(std::clock() - start) / CLOCKS_PER_SEC;
+}
+
 double peak_rss_mib()
 {
     rusage u{};
@@ -74,7 +80,7 @@ void reference_run(benchmark::State& state, unsigned threads, bool presized, boo
         ops += r.ops;
     }
     const auto runs = static_cast<double>(state.iterations());
-    const double cpu = static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;
+    const double cpu = cpu_seconds_since(cpu_start);
     state.counters["wall_per_vsec"] = wall / runs / o.seconds;
     state.counters["cpu_per_vsec"] = cpu / runs / o.seconds;
     state.counters["cpu_ns_per_op"] = cpu * 1e9 / static_cast<double>(ops);
@@ -104,8 +110,7 @@ void model_alone(benchmark::State& state)
         state.SkipWithError("the presized hash is not installed and per-CPU");
         return;
     }
-    static std::uint32_t futex_word = 0;
-    const auto uaddr = reinterpret_cast<std::uint64_t>(&futex_word);
+    const std::uint64_t uaddr = 0x7f0000001000ull;  // a futex word in the step environment's memory
     p.env.user_memory[uaddr] = 0;
     const long ops = state.range(0);
     const std::clock_t cpu_start = std::clock();
@@ -116,9 +121,9 @@ void model_alone(benchmark::State& state)
                 p.env.clear_trace();  // the step environment logs every tracepoint
         }
     }
-    const double cpu = static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC;
-    state.counters["cpu_ns_per_op"] =
-        cpu * 1e9 / static_cast<double>(ops) / static_cast<double>(state.iterations());
+    state.counters["cpu_ns_per_op"] = cpu_seconds_since(cpu_start) * 1e9 /
+                                      static_cast<double>(ops) /
+                                      static_cast<double>(state.iterations());
 }
 
 // 4 virtual seconds: issue 14's first target (at most 4 s of wall time).

@@ -247,23 +247,30 @@ summary locked_rmw_ns(unsigned batches)
 summary core_ghz(unsigned batches)
 {
 #if defined(__x86_64__) || defined(__aarch64__)
-    constexpr unsigned loops = 10000;  // of 100 dependent adds each: about half a millisecond
+    constexpr unsigned loops = 10000;  // of 100 dependent register adds each: about half a millisecond
     std::vector<double> v;
     for (unsigned b = 0; b < batches; b++) {
         std::uint64_t x = b;
+        // The addend is a register, not an immediate: Intel cores since
+        // Golden Cove fold chains of small immediate adds at rename, so an
+        // `add $1` chain runs several per cycle there (a 2.3 GHz Emerald
+        // Rapids part read 10.2-10.5 GHz that way); a register-register add
+        // is one cycle of latency on every x86-64 and arm64 core.
+        const std::uint64_t one = 1;
         const auto t0 = clock_type::now();
         for (unsigned i = 0; i < loops; i++) {
 #if defined(__x86_64__)
-#define FUTEXSIM_ADD10 "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t" \
-                       "add $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\tadd $1, %0\n\t"
+#define FUTEXSIM_ADD10 "add %1, %0\n\tadd %1, %0\n\tadd %1, %0\n\tadd %1, %0\n\tadd %1, %0\n\t" \
+                       "add %1, %0\n\tadd %1, %0\n\tadd %1, %0\n\tadd %1, %0\n\tadd %1, %0\n\t"
 #else
-#define FUTEXSIM_ADD10 "add %0, %0, #1\n\tadd %0, %0, #1\n\tadd %0, %0, #1\n\tadd %0, %0, #1\n\t" \
-                       "add %0, %0, #1\n\tadd %0, %0, #1\n\tadd %0, %0, #1\n\tadd %0, %0, #1\n\t" \
-                       "add %0, %0, #1\n\tadd %0, %0, #1\n\t"
+#define FUTEXSIM_ADD10 "add %0, %0, %1\n\tadd %0, %0, %1\n\tadd %0, %0, %1\n\tadd %0, %0, %1\n\t" \
+                       "add %0, %0, %1\n\tadd %0, %0, %1\n\tadd %0, %0, %1\n\tadd %0, %0, %1\n\t" \
+                       "add %0, %0, %1\n\tadd %0, %0, %1\n\t"
 #endif
             asm volatile(FUTEXSIM_ADD10 FUTEXSIM_ADD10 FUTEXSIM_ADD10 FUTEXSIM_ADD10 FUTEXSIM_ADD10
                              FUTEXSIM_ADD10 FUTEXSIM_ADD10 FUTEXSIM_ADD10 FUTEXSIM_ADD10 FUTEXSIM_ADD10
-                         : "+r"(x));
+                         : "+r"(x)
+                         : "r"(one));
 #undef FUTEXSIM_ADD10
         }
         const double ns = std::chrono::duration<double, std::nano>(clock_type::now() - t0).count();

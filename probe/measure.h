@@ -57,8 +57,9 @@ read_then_rmw measure_read_then_rmw(unsigned a, unsigned b, unsigned handoffs_pe
 // thread owns, ns each, per batch of 10^5.
 summary locked_rmw_ns(unsigned batches = 41);
 
-// The core clock in GHz: a chain of dependent register adds (one cycle
-// each on x86-64 and arm64) timed with the monotonic clock. 0 on other
+// The core clock in GHz: a chain of dependent register-register adds (one
+// cycle each on x86-64 and arm64; not immediate adds, which recent Intel
+// cores fold at rename) timed with the monotonic clock. 0 on other
 // architectures.
 summary core_ghz(unsigned batches = 201);
 

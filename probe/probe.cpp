@@ -338,7 +338,7 @@ std::string probe_table(const probe_result& r)
                            x.migrates(r.locked_rmw.median) ? "migrate" : "share");
     }
     if (r.ghz.n > 0)
-        out += fmt::format("core clock (dependent adds): {} GHz\n", range(r.ghz, 2));
+        out += fmt::format("core clock (dependent register adds): {} GHz\n", range(r.ghz, 2));
     if (r.split.rounds > 0)
         out += split_table(r.split, r.ghz.median);
     if (r.interrupted)

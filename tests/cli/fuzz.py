@@ -203,6 +203,14 @@ def mutate_result(rng, lines):
     return text
 
 
+def edited(base_lines, code):
+    """base.jsonl after `code` (fuzz_regressions.txt's edit:) ran on its lines
+    l; an entry it makes a str is written as it is (deep nesting)."""
+    l = [json.loads(x) for x in base_lines]
+    exec(code, {"json": json, "l": l})
+    return "".join((x if isinstance(x, str) else json.dumps(x)) + "\n" for x in l)
+
+
 def check(binary, args, machine_text, timeout, tmpdir, index):
     """None if futexsim kept its promises for this input, else why not."""
     # Each case in a folder of its own, with base.jsonl and a FIFO in it.
@@ -210,7 +218,7 @@ def check(binary, args, machine_text, timeout, tmpdir, index):
     os.mkdir(case_dir)
     os.symlink(os.path.join(tmpdir, "base.jsonl"), os.path.join(case_dir, "base.jsonl"))
     os.mkfifo(os.path.join(case_dir, "fifo"))
-    argv = [a.replace("@TMP@", case_dir) for a in args]
+    argv = [a.replace("@TMP@", case_dir).replace("@XFFFE@", os.fsdecode(b"\xff\xfe")) for a in args]
     if machine_text is not None and argv and argv[0] in RESULT_RUN:
         path = os.path.join(case_dir, "result.jsonl")
         with open(path, "w", encoding="utf-8") as f:
@@ -250,7 +258,7 @@ def check(binary, args, machine_text, timeout, tmpdir, index):
 
 
 def regression_cases():
-    """fuzz_regressions.txt: `args: COMMAND` or `machine: JSON` per line."""
+    """fuzz_regressions.txt: `args: COMMAND`, `machine: JSON` or `edit: PYTHON` per line."""
     cases = []
     with open(os.path.join(HERE, "fuzz_regressions.txt"), encoding="utf-8") as f:
         for line in f:
@@ -260,10 +268,9 @@ def regression_cases():
             kind, _, rest = line.partition(": ")
             if kind == "args":
                 cases.append((shlex.split(rest), None))
-            elif kind == "report":  # a result file's text (\n for its line ends), reported and resumed
-                text = rest.replace("\\n", "\n")
-                cases.append((["report"], text))
-                cases.append((shlex.split(BASE_SWEEP), text))
+            elif kind == "edit":  # Python editing base.jsonl's lines (l, a list of dicts); see edited()
+                cases.append((["report"], ("edit", rest)))
+                cases.append((shlex.split(BASE_SWEEP), ("edit", rest)))
             elif kind == "machine":
                 cases.append((shlex.split(MACHINE_RUN), rest))
             else:
@@ -297,6 +304,7 @@ def main():
                        stdin=subprocess.DEVNULL, capture_output=True)
         with open(base, encoding="utf-8") as f:
             base_lines = f.read().splitlines()
+        cases = [(a, edited(base_lines, m[1]) if isinstance(m, tuple) else m, o) for a, m, o in cases]
         for n in range(opt.cases // 6):
             text = mutate_result(rng, base_lines)
             origin = "seed %d result case %d" % (opt.seed, n)

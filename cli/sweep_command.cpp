@@ -112,6 +112,13 @@ sweep_grid build_grid(const sweep_args& a)
                 }
             }
     }
+    // What every child would refuse, refused before the first (as `run` does).
+    for (double r : g.ramp_ms)
+        if (r > 3600000.0)
+            throw usage_error(fmt::format("--ramp-ms {}: a ramp is at most 3600000 ms", r));
+    if (g.seconds * 1e3 / g.interval_ms > 1e6)
+        throw usage_error(fmt::format("--interval-ms {}: {} s in bins of {} ms is more than 1000000 bins",
+                                      g.interval_ms, g.seconds, g.interval_ms));
     for (unsigned t : g.threads)
         if (t < 1 || t > 4096)
             throw usage_error(fmt::format("--threads: {} is out of range (1-4096)", t));
@@ -423,8 +430,9 @@ void register_sweep(CLI::App& app)
     sub->add_option("--shard", a->shard, "K/N: run only the runs whose index is K-1 modulo N")->capture_default_str();
     sub->footer(
         "Each line of --out is one run: the `run --json` object under \"run\", the cell's parameters\n"
-        "under \"cell\", and the grid's id. SIGINT stops the sweep, drops the runs in flight and\n"
-        "leaves a valid file (exit status 130); the same command resumes it. Shards of one sweep\n"
+        "under \"cell\", and the grid's id. SIGINT (SIGTERM, SIGHUP, a closed stderr) stops the sweep,\n"
+        "stops and drops the runs in flight and leaves a valid file (exit status 128 + signal); the\n"
+        "same command resumes it. Shards of one sweep\n"
         "(--shard 1/N ... N/N, on any machines) write separate files that `futexsim report` merges.");
     add_command(sub, [a] { return sweep(*a); });
 }

@@ -129,6 +129,8 @@ check "--cpus: '0-3' is given twice" sweep --cpus '0-3;0-3' --out x.jsonl
 check "--precheck: 'off' is given twice" sweep --precheck off,off --out x.jsonl
 # Item 16: what a child would refuse, refused before any run.
 check "--arms 'presize:2097152'" sweep --arms presize:2097152 --out x.jsonl
+check "--ramp-ms 1000000000: a ramp is at most 3600000 ms" sweep --ramp-ms 1e9 --out x.jsonl
+check "--interval-ms 0.1: 3600 s in bins of 0.1 ms is more than 1000000 bins" sweep --seconds 3600 --interval-ms 0.1 --out x.jsonl
 # Item 19: messages that name their flag; no empty file for an empty shard.
 echo '{"topology": {"sockets": 1, "dies_per_socket": 1, "nodes_per_socket": 1, "cores_per_die": 1, "threads_per_core": 1}}' >one.json
 check "--cpus '0-3' on machine file:one.json" sweep --machine-file one.json --cpus 0-3 --threads 1 --out x.jsonl

@@ -25,7 +25,8 @@ check() {  # EXPECT ARGS...: exit 2, one line on stderr holding EXPECT
 }
 
 grid=(--threads 4,8 --runs 2 --seconds 0.002 --cpus 0-7 --seed 3)
-"$bin" sweep "${grid[@]}" --out good.jsonl --jobs 2 2>/dev/null || { echo "FAIL: the base sweep failed"; exit 1; }
+# --jobs 1: the lines in run order, so that line 1 is run 0.
+"$bin" sweep "${grid[@]}" --out good.jsonl --jobs 1 2>/dev/null || { echo "FAIL: the base sweep failed"; exit 1; }
 [ "$(wc -l <good.jsonl)" -eq 4 ] || { echo "FAIL: the base sweep wrote $(wc -l <good.jsonl) lines"; exit 1; }
 
 # mutate NAME PYTHON: good.jsonl with line 1 (l[0], a dict) changed by PYTHON.

@@ -12,6 +12,8 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "run/stop_signal.h"
+
 extern char** environ;
 
 namespace futexsim::cli {
@@ -44,7 +46,8 @@ child_result run_child_impl(const std::string& program, const std::vector<std::s
     sigset_t none, dfl;
     sigemptyset(&none);
     sigemptyset(&dfl);
-    sigaddset(&dfl, SIGINT);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE})  // a parent that ignores SIGPIPE must not pass that on
+        sigaddset(&dfl, sig);
     posix_spawnattr_setsigmask(&attr, &none);
     posix_spawnattr_setsigdefault(&attr, &dfl);
     posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
@@ -74,8 +77,16 @@ child_result run_child_impl(const std::string& program, const std::vector<std::s
     std::array<std::string*, 2> sinks{&r.out, &r.err};
     int open_fds = 2;
     std::array<char, 65536> buf{};
+    bool passed_on = false;
     while (open_fds > 0) {
-        if (poll(fds.data(), fds.size(), -1) < 0) {
+        // A stop (SIGINT, SIGTERM, SIGHUP) reaches the child too, however
+        // the parent waits: it stops at its safe point and the parent sees
+        // its status, so no child outlives the command.
+        if (!passed_on && sigint_received()) {
+            passed_on = true;
+            kill(pid, SIGINT);
+        }
+        if (poll(fds.data(), fds.size(), 200) < 0) {
             if (errno == EINTR)
                 continue;
             break;

@@ -18,9 +18,10 @@ struct child_result {
 // The path of the running executable (/proc/self/exe).
 std::string self_executable();
 
-// Starts `program args...` with SIGINT unblocked and default, stdin closed,
-// stdout and stderr captured; `on_start` gets its pid (to signal it), then
-// it waits for the child to end.
+// Starts `program args...` with no signal blocked and SIGINT, SIGTERM,
+// SIGHUP and SIGPIPE default, stdin closed, stdout and stderr captured;
+// `on_start` gets its pid, then it waits for the child to end, passing a
+// stop (sigint_received()) on to it as SIGINT.
 template <class OnStart>
 child_result run_child(const std::string& program, const std::vector<std::string>& args, OnStart on_start);
 

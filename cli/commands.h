@@ -22,6 +22,13 @@ struct output_error : usage_error {
     using usage_error::usage_error;
 };
 
+// A command stopped by SIGINT (or SIGTERM, SIGHUP, a closed progress
+// stream) before it had anything to print but this line: exit 130 (or 128 +
+// the signal).
+struct interrupted : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
 // Exit status of a command cut short by SIGINT (128 + SIGINT, as a shell
 // reports it); what it had done is printed.
 inline constexpr int interrupted_status = 130;

@@ -12,17 +12,41 @@
 #include <string>
 
 #include "cli/commands.h"
+#include "cli/stop_signals.h"
 #include "run/stop_signal.h"
+
+namespace {
+// fputs, not fmt::print: with stderr closed (`2>&1 | head`) fmt would throw
+// from inside a handler.
+void say_error(const std::string& line)
+{
+    std::fputs(line.c_str(), stderr);
+}
+
+// Help that did not reach standard output (>/dev/full) is lost: exit 2.
+int help_status(int status)
+{
+    std::cout.flush();
+    if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) {
+        say_error(fmt::format("futexsim: error: cannot write the help to standard output\n"));
+        return 2;
+    }
+    return status;
+}
+}  // namespace
 
 int main(int argc, char** argv)
 {
     // First, so that a SIGINT however early is never fatal: long commands
     // stop at their next safe point and print what they did (exit 130).
     futexsim::install_sigint_handler();
+    // SIGTERM and SIGHUP stop a command as SIGINT does (a sweep passes the
+    // stop on to its children and waits for them); the status says which.
+    futexsim::cli::install_stop_signal_handlers();
     // A closed standard output would lose the result; worse, a file opened
     // later would get descriptor 1.
     if (fcntl(STDOUT_FILENO, F_GETFD) < 0) {
-        fmt::print(stderr, "futexsim: error: standard output is closed (the result would be lost)\n");
+        say_error(fmt::format("futexsim: error: standard output is closed (the result would be lost)\n"));
         return 2;
     }
     CLI::App app{"futexsim: a model of the Linux private futex hash (v6.17) and its pivot stall.\n"
@@ -49,7 +73,7 @@ int main(int argc, char** argv)
             names += (names.empty() ? "" : ", ") + sub->get_name();
         }
         if (!known) {
-            fmt::print(stderr, "futexsim: error: unknown command '{}' (valid: {})\n", argv[1], names);
+            say_error(fmt::format("futexsim: error: unknown command '{}' (valid: {})\n", argv[1], names));
             return 2;
         }
     }
@@ -57,12 +81,12 @@ int main(int argc, char** argv)
     try {
         app.parse(argc, argv);
     } catch (const CLI::CallForHelp& e) {
-        return app.exit(e);
+        return help_status(app.exit(e));
     } catch (const CLI::CallForAllHelp& e) {
-        return app.exit(e);
+        return help_status(app.exit(e));
     } catch (const CLI::ParseError& e) {
         // One line naming the problem, as for every bad input.
-        fmt::print(stderr, "futexsim: error: {} (see futexsim --help)\n", e.what());
+        say_error(fmt::format("futexsim: error: {} (see futexsim --help)\n", e.what()));
         return 2;
     }
 
@@ -70,12 +94,16 @@ int main(int argc, char** argv)
         const int status = futexsim::cli::run_selected(app);
         futexsim::cli::check_output();
         // A command that finished although SIGINT came still reports it.
-        return status == 0 && futexsim::sigint_received() ? futexsim::cli::interrupted_status : status;
+        const int stopped = status == 0 && futexsim::sigint_received() ? futexsim::cli::interrupted_status : status;
+        return stopped == futexsim::cli::interrupted_status ? futexsim::cli::stop_status() : stopped;
+    } catch (const futexsim::cli::interrupted& e) {
+        say_error(fmt::format("futexsim: interrupted: {}\n", e.what()));
+        return futexsim::cli::stop_status();
     } catch (const futexsim::cli::usage_error& e) {
-        fmt::print(stderr, "futexsim: error: {}\n", e.what());
+        say_error(fmt::format("futexsim: error: {}\n", e.what()));
         return 2;
     } catch (const std::exception& e) {
-        fmt::print(stderr, "futexsim: internal error: {}\n", e.what());
+        say_error(fmt::format("futexsim: internal error: {}\n", e.what()));
         return 1;
     }
 }

@@ -14,8 +14,10 @@
 #include <optional>
 
 #include "cli/commands.h"
+#include "cli/input_file.h"
 #include "cli/report_stats.h"
 #include "cli/sweep_grid.h"
+#include "cli/sweep_line.h"
 
 namespace futexsim::cli {
 
@@ -49,15 +51,29 @@ std::string param_text(const json& v)
     return v.dump();
 }
 
+// Divisors of n in increasing order: the runs per cell a grid of n runs
+// can have.
+std::vector<std::size_t> divisors(std::size_t n)
+{
+    std::vector<std::size_t> lo, hi;
+    for (std::size_t d = 1; d <= n / d; d++)
+        if (n % d == 0) {
+            lo.push_back(d);
+            if (d != n / d)
+                hi.push_back(n / d);
+        }
+    lo.insert(lo.end(), hi.rbegin(), hi.rend());
+    return lo;
+}
+
 merged read_files(const std::vector<std::string>& files)
 {
     merged m;
-    std::map<std::size_t, bool> seen;
+    std::map<std::size_t, json> seen;                 // run index -> its line, for duplicates
+    std::map<std::size_t, std::size_t> cell_of_run;   // run index -> cell index
+    std::map<std::string, std::size_t> index_of_cell; // a cell's parameters -> its index
     for (const auto& path : files) {
-        std::ifstream in(path, std::ios::binary);
-        if (!in)
-            throw usage_error(fmt::format("{}: cannot read", path));
-        std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        const std::string text = read_input_file("report", path);
         if (!text.empty() && text.back() != '\n')
             throw usage_error(fmt::format("{}: the last line is cut short (a sweep killed mid-write? run the "
                                           "sweep again to resume it)", path));
@@ -69,44 +85,69 @@ merged read_files(const std::vector<std::string>& files)
             line_no++;
             if (line.empty())
                 continue;
-            const json j = json::parse(line, nullptr, false);
-            if (j.is_discarded() || !j.is_object() || !j.contains("sweep_version"))
-                throw usage_error(fmt::format("{} line {}: not a sweep result line", path, line_no));
-            if (j["sweep_version"] != sweep_format_version)
-                throw usage_error(fmt::format("{} line {}: sweep format version {}, this futexsim reads {}", path,
-                                              line_no, j["sweep_version"].dump(), sweep_format_version));
+            const std::string where = fmt::format("{} line {}", path, line_no);
+            json j;
             try {
-                const std::string id = j.at("grid_id").get<std::string>();
-                if (m.grid_id.empty())
-                    m.grid_id = id;
-                else if (id != m.grid_id)
-                    throw usage_error(fmt::format("{} line {}: a different sweep (grid {}) than the first file's "
-                                                  "(grid {}); report one sweep (and its shards) at a time",
-                                                  path, line_no, id, m.grid_id));
-                m.grid_runs = j.at("grid_runs").get<std::size_t>();
-                const auto run_index = j.at("run_index").get<std::size_t>();
-                if (seen[run_index])
-                    continue;  // overlapping shards: the run is the same run
-                seen[run_index] = true;
-                const auto ci = j.at("cell_index").get<std::size_t>();
-                cell_stats& c = m.cells[ci];
-                c.index = ci;
-                c.params = j.at("cell");
-                const json& run = j.at("run");
-                const std::string outcome = run.at("outcome").get<std::string>();
-                c.runs++;
-                c.latched += outcome == "latched";
-                c.transient += outcome == "transient";
-                c.never += outcome == "never";
-                c.mops.push_back(run.at("mops").get<double>());
-                m.runs++;
-            } catch (const json::exception& e) {
-                throw usage_error(fmt::format("{} line {}: malformed sweep result ({})", path, line_no, e.what()));
+                j = parse_sweep_line(line);
+            } catch (const std::invalid_argument& e) {
+                throw usage_error(fmt::format("{}: {}", where, e.what()));
             }
+            const std::string id = j.at("grid_id").get<std::string>();
+            const auto grid_runs = j.at("grid_runs").get<std::size_t>();
+            if (m.grid_id.empty()) {
+                m.grid_id = id;
+                m.grid_runs = grid_runs;
+            } else if (id != m.grid_id) {
+                throw usage_error(fmt::format("{}: a different sweep (grid {}) than the first file's (grid {}); "
+                                              "report one sweep (and its shards) at a time",
+                                              where, id, m.grid_id));
+            } else if (grid_runs != m.grid_runs) {
+                throw usage_error(fmt::format("{}: 'grid_runs' = {}, but grid {} has {} runs", where, grid_runs,
+                                              id, m.grid_runs));
+            }
+            const auto run_index = j.at("run_index").get<std::size_t>();
+            if (const auto s = seen.find(run_index); s != seen.end()) {
+                if (s->second != j)
+                    throw usage_error(fmt::format("{}: run {} is already in with other content (a file edited "
+                                                  "by hand, or two sweeps?)", where, run_index));
+                continue;  // overlapping shards: the run is the same run
+            }
+            seen[run_index] = j;
+            const auto ci = j.at("cell_index").get<std::size_t>();
+            const std::string cell_key = j.at("cell").dump();
+            if (const auto c = m.cells.find(ci); c != m.cells.end() && c->second.params != j.at("cell"))
+                throw usage_error(fmt::format("{}: cell {} has other parameters than on an earlier line", where, ci));
+            if (const auto k = index_of_cell.find(cell_key); k != index_of_cell.end() && k->second != ci)
+                throw usage_error(fmt::format("{}: cell {} has the parameters of cell {}", where, ci, k->second));
+            index_of_cell[cell_key] = ci;
+            cell_of_run[run_index] = ci;
+            cell_stats& c = m.cells[ci];
+            c.index = ci;
+            c.params = j.at("cell");
+            const json& run = j.at("run");
+            const std::string outcome = run.at("outcome").get<std::string>();
+            c.runs++;
+            c.latched += outcome == "latched";
+            c.transient += outcome == "transient";
+            c.never += outcome == "never";
+            c.mops.push_back(run.at("mops").get<double>());
+            m.runs++;
         }
     }
     if (m.runs == 0)
         throw usage_error("no sweep results in the files given");
+    // A sweep's run i is in cell i / R for the grid's R runs per cell: some
+    // R that divides the grid's runs must fit every line.
+    bool fits = false;
+    for (const std::size_t r : divisors(m.grid_runs)) {
+        fits = std::all_of(cell_of_run.begin(), cell_of_run.end(),
+                           [r](const auto& rc) { return rc.first / r == rc.second; });
+        if (fits)
+            break;
+    }
+    if (!fits)
+        throw usage_error(fmt::format("grid {}: the lines' cell_index and run_index do not fit one grid of {} "
+                                      "runs (a file edited by hand?)", m.grid_id, m.grid_runs));
     return m;
 }
 

@@ -16,6 +16,7 @@
 #include <stdexcept>
 
 #include "cli/commands.h"
+#include "cli/input_file.h"
 #include "cli/numbers.h"
 #include "cli/workload_flags.h"
 #include "machine/machine.h"
@@ -185,7 +186,7 @@ int run(run_args& a)
         return run_real_backend(a);
     }
     try {
-        opt.mach = a.machine_file.empty() ? load_machine_preset(a.machine) : load_machine_file(a.machine_file);
+        opt.mach = a.machine_file.empty() ? load_machine_preset(a.machine) : read_machine_file("--machine-file", a.machine_file);
     } catch (const std::invalid_argument& e) {
         throw usage_error(e.what());
     }
@@ -209,6 +210,8 @@ int run(run_args& a)
     }
     if (!sopt.trace_path.empty() && a.runs > 1)
         throw usage_error(fmt::format("--trace writes one run's trace: --runs {} must be 1", a.runs));
+    if (!sopt.trace_path.empty())
+        check_output_path("--trace", sopt.trace_path);
     if (!sopt.trace_path.empty() && !std::ofstream(sopt.trace_path))
         throw usage_error(fmt::format("--trace '{}': cannot write: {}", sopt.trace_path, std::strerror(errno)));
 

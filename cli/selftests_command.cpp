@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "cli/commands.h"
+#include "cli/input_file.h"
 #include "cli/numbers.h"
 #include "machine/machine.h"
 #include "model/core.h"
@@ -72,7 +73,7 @@ int run(selftests_args& a)
 {
     machine m;
     try {
-        m = a.machine_file.empty() ? load_machine_preset(a.machine) : load_machine_file(a.machine_file);
+        m = a.machine_file.empty() ? load_machine_preset(a.machine) : read_machine_file("--machine-file", a.machine_file);
     } catch (const std::invalid_argument& e) {
         throw usage_error(e.what());
     }

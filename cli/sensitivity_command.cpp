@@ -21,10 +21,12 @@
 
 #include "cli/child_run.h"
 #include "cli/commands.h"
+#include "cli/input_file.h"
 #include "cli/numbers.h"
 #include "cli/report_stats.h"
 #include "cli/sensitivity.h"
 #include "cli/sweep_grid.h"
+#include "run/stop_signal.h"
 #include "machine/embedded_presets.h"
 #include "machine/machine.h"
 
@@ -43,10 +45,7 @@ struct sensitivity_args {
 
 std::string read_text(const std::string& path)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-        throw usage_error(fmt::format("--machine-file {}: cannot read", path));
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    return read_input_file("--machine-file", path, max_machine_file_bytes);
 }
 
 std::string base_machine_text(const sensitivity_args& a)
@@ -72,8 +71,8 @@ void write_file(const std::string& path, const std::string& text)
 std::string run_self(const std::vector<std::string>& args)
 {
     const child_result r = run_child(self_executable(), args, [](pid_t) {});
-    if (r.status == interrupted_status)
-        throw usage_error("interrupted (the same command resumes from --out-dir)");
+    if (r.status == interrupted_status || sigint_received())
+        throw interrupted(fmt::format("futexsim {} stopped; the same command resumes from --out-dir", args.front()));
     if (r.status != 0)
         throw usage_error(fmt::format("futexsim {} failed: {}", args.front(), r.err.substr(0, r.err.find('\n'))));
     return r.out;
@@ -119,6 +118,8 @@ int sensitivity_checked(const sensitivity_args& a)
     const std::vector<unsigned> threads = parse_uint_grid("--threads", a.threads);
     const std::string base = base_machine_text(a);
     parse_machine_json(base, a.machine_file.empty() ? a.machine : a.machine_file);  // valid, or the parser's error
+    check_utf8_name("--out-dir", a.out_dir);
+    check_utf8_name("--out-dir", std::filesystem::absolute(a.out_dir).string());
     std::error_code ec;
     std::filesystem::create_directories(a.out_dir, ec);
     if (ec)

@@ -24,6 +24,9 @@
 
 #include "cli/child_run.h"
 #include "cli/commands.h"
+#include "cli/input_file.h"
+#include "cli/stop_signals.h"
+#include "cli/sweep_line.h"
 #include "cli/sweep_grid.h"
 #include "model/core.h"
 #include "cli/numbers.h"
@@ -46,6 +49,16 @@ struct sweep_args {
 
 constexpr int interrupted_status = 130;
 
+template <class T>
+void refuse_duplicates(const std::string& flag, const std::vector<T>& values)
+{
+    for (std::size_t i = 0; i < values.size(); i++)
+        for (std::size_t k = 0; k < i; k++)
+            if (values[i] == values[k])
+                throw usage_error(fmt::format("{}: '{}' is given twice (its cells could not be told apart)", flag,
+                                              fmt::to_string(values[i])));
+}
+
 sweep_grid build_grid(const sweep_args& a)
 {
     sweep_grid g = a.grid;
@@ -53,8 +66,10 @@ sweep_grid build_grid(const sweep_args& a)
     if (!a.machines.empty())
         g.machines = parse_name_list("--machine", a.machines);
     if (!a.machine_files.empty())
-        for (const auto& f : parse_name_list("--machine-file", a.machine_files))
+        for (const auto& f : parse_name_list("--machine-file", a.machine_files)) {
+            check_utf8_name("--machine-file", f);
             g.machines.push_back(machine_file_cell(f));
+        }
     g.policies = parse_name_list("--policy", a.policies);
     g.workloads = parse_name_list("--workload", a.workloads);
     g.kernels = parse_name_list("--kernel", a.kernels);
@@ -63,6 +78,17 @@ sweep_grid build_grid(const sweep_args& a)
     g.arms = parse_arms(a.arms);
     g.cpus = a.cpus.empty() ? std::vector<std::string>{""} : parse_name_list("--cpus", a.cpus, ';');
     g.prechecks = parse_prechecks(a.prechecks);
+
+    // A value twice makes two cells `report` cannot tell apart.
+    refuse_duplicates("--machine/--machine-file", g.machines);
+    refuse_duplicates("--policy", g.policies);
+    refuse_duplicates("--workload", g.workloads);
+    refuse_duplicates("--kernel", g.kernels);
+    refuse_duplicates("--threads", g.threads);
+    refuse_duplicates("--ramp-ms", g.ramp_ms);
+    refuse_duplicates("--arms", g.arms);
+    refuse_duplicates("--cpus", g.cpus);
+    refuse_duplicates("--precheck", parse_name_list("--precheck", a.prechecks));
 
     // Names are checked here, once, rather than by the first child of each cell.
     for (const auto& p : g.policies)
@@ -74,33 +100,70 @@ sweep_grid build_grid(const sweep_args& a)
     for (const auto& w : g.workloads)
         find_workload(w);  // throws with the valid names
     for (const auto& m : g.machines) {
-        const machine mach =
-            m.rfind("file:", 0) == 0 ? load_machine_file(m.substr(5)) : load_machine_preset(m);
+        const bool file = m.rfind("file:", 0) == 0;
+        const machine mach = file ? read_machine_file("--machine-file", m.substr(5))
+                                  : load_machine_preset(m);
         for (const auto& c : g.cpus)
-            if (!c.empty())
-                parse_cpu_list(c, mach.num_cpus());
+            if (!c.empty()) {
+                try {
+                    parse_cpu_list(c, mach.num_cpus());
+                } catch (const std::invalid_argument& e) {
+                    throw usage_error(fmt::format("--cpus '{}' on machine {}: {}", c, m, e.what()));
+                }
+            }
     }
+    // What every child would refuse, refused before the first (as `run` does).
+    for (double r : g.ramp_ms)
+        if (r > 3600000.0)
+            throw usage_error(fmt::format("--ramp-ms {}: a ramp is at most 3600000 ms", r));
+    if (g.seconds * 1e3 / g.interval_ms > 1e6)
+        throw usage_error(fmt::format("--interval-ms {}: {} s in bins of {} ms is more than 1000000 bins",
+                                      g.interval_ms, g.seconds, g.interval_ms));
     for (unsigned t : g.threads)
         if (t < 1 || t > 4096)
             throw usage_error(fmt::format("--threads: {} is out of range (1-4096)", t));
     if (g.cell_count() == 0 || g.machines.empty())
         throw usage_error("the grid is empty");
+    if (g.seed > std::numeric_limits<std::uint64_t>::max() - (g.runs - 1))
+        throw usage_error(fmt::format("--seed {}: the runs' seeds would pass {} (--runs {})", g.seed,
+                                      std::numeric_limits<std::uint64_t>::max(), g.runs));
     return g;
 }
 
 // What --out already holds: the run indices done, after dropping a last
 // line cut short by an interruption.
+// Where a run sits in the sweep: everything of its line but "run".
+nlohmann::ordered_json result_head(const sweep_grid& g, std::size_t run_index)
+{
+    nlohmann::ordered_json j;
+    const sweep_cell c = cell_at(g, run_index / g.runs);
+    j["sweep_version"] = sweep_format_version;
+    j["grid_id"] = g.id();
+    j["grid_runs"] = g.run_count();
+    j["run_index"] = run_index;
+    j["cell_index"] = c.index;
+    j["cell"] = {{"machine", c.machine},   {"policy", c.policy},     {"workload", c.workload},
+                 {"kernel", c.kernel},     {"cpus", c.cpus},         {"precheck", c.precheck},
+                 {"ramp_ms", c.ramp_ms},   {"arm", c.arm},           {"threads", c.threads},
+                 {"seconds", g.seconds}};
+    return j;
+}
+
+// The run's own JSON plus where it sits in the sweep.
+std::string result_line(const sweep_grid& g, std::size_t run_index, const std::string& run_json)
+{
+    nlohmann::ordered_json j = result_head(g, run_index);
+    j["run"] = nlohmann::ordered_json::parse(run_json);
+    return j.dump();
+}
+
 std::set<std::size_t> load_done(const std::string& path, const sweep_grid& g)
 {
     std::set<std::size_t> done;
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
+    if (!path_exists(path))
         return done;
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    in.close();
+    const std::string text = read_input_file("--out", path);
     const std::size_t keep = text.empty() || text.back() == '\n' ? text.size() : text.rfind('\n') + 1;
-    if (keep != text.size())
-        std::filesystem::resize_file(path, keep);  // the half-written line of an interrupted run
     std::size_t pos = 0, line_no = 0;
     while (pos < keep) {
         const std::size_t end = text.find('\n', pos);
@@ -109,13 +172,35 @@ std::set<std::size_t> load_done(const std::string& path, const sweep_grid& g)
         line_no++;
         if (line.empty())
             continue;
-        nlohmann::json j = nlohmann::json::parse(line, nullptr, false);
-        if (j.is_discarded() || !j.contains("grid_id") || !j.contains("run_index"))
-            throw usage_error(fmt::format("--out {}: line {} is not a sweep result; use another file", path, line_no));
+        nlohmann::ordered_json j;
+        try {
+            j = parse_sweep_line(line);
+        } catch (const std::invalid_argument& e) {
+            throw usage_error(fmt::format("--out {}: line {}: {}; use another file", path, line_no, e.what()));
+        }
         if (j["grid_id"] != g.id())
             throw usage_error(fmt::format("--out {} holds another sweep (grid {}, this one is {}); use another file",
                                           path, j["grid_id"].get<std::string>(), g.id()));
-        done.insert(j["run_index"].get<std::size_t>());
+        // The same grid id: the line must be what this sweep would write
+        // for its run, but for the run's own result.
+        const auto run_index = j["run_index"].get<std::size_t>();
+        nlohmann::ordered_json expect = result_head(g, run_index);
+        expect["run"] = j["run"];
+        if (j != expect)
+            throw usage_error(fmt::format("--out {}: line {} does not match run {} of this grid (edited by hand?); "
+                                          "use another file", path, line_no, run_index));
+        if (done.count(run_index))
+            throw usage_error(fmt::format("--out {}: line {}: run {} is in twice; use another file", path, line_no,
+                                          run_index));
+        done.insert(run_index);
+    }
+    if (keep != text.size()) {
+        // The half-written line of an interrupted run.
+        std::error_code ec;
+        std::filesystem::resize_file(path, keep, ec);
+        if (ec)
+            throw usage_error(fmt::format("--out {}: the last line is cut short and cannot be dropped: {}", path,
+                                          ec.message()));
     }
     return done;
 }
@@ -146,10 +231,22 @@ public:
                                                cells_done, cells_, hms(elapsed), done ? hms(eta) : "--:--:--");
         if (tty_) {
             const std::size_t width = 30, fill = total_ ? done * width / total_ : width;
-            fmt::print(stderr, "\r[{}{}] {}{}", std::string(fill, '#'), std::string(width - fill, '.'), counts,
-                       final ? "\n" : "");
+            say(fmt::format("\r[{}{}] {}{}", std::string(fill, '#'), std::string(width - fill, '.'), counts,
+                            final ? "\n" : ""));
         } else {
-            fmt::print(stderr, "sweep: {}\n", counts);
+            say(fmt::format("sweep: {}\n", counts));
+        }
+    }
+    // A progress stream that closed (`sweep 2>&1 | head`) stops the sweep
+    // as SIGINT does: the children are stopped and waited for, the file
+    // keeps whole lines. SIGPIPE is ignored for the sweep's life.
+    void say(const std::string& text)
+    {
+        if (closed_)
+            return;
+        if (std::fwrite(text.data(), 1, text.size(), stderr) != text.size() || std::fflush(stderr) != 0) {
+            closed_ = true;
+            stop_as_if_interrupted();
         }
     }
 
@@ -158,25 +255,8 @@ private:
     bool tty_;
     std::chrono::steady_clock::time_point start_;
     double last_ = -1e9;
+    bool closed_ = false;
 };
-
-// The run's own JSON plus where it sits in the sweep.
-std::string result_line(const sweep_grid& g, std::size_t run_index, const std::string& run_json)
-{
-    nlohmann::ordered_json j;
-    const sweep_cell c = cell_at(g, run_index / g.runs);
-    j["sweep_version"] = sweep_format_version;
-    j["grid_id"] = g.id();
-    j["grid_runs"] = g.run_count();
-    j["run_index"] = run_index;
-    j["cell_index"] = c.index;
-    j["cell"] = {{"machine", c.machine},   {"policy", c.policy},     {"workload", c.workload},
-                 {"kernel", c.kernel},     {"cpus", c.cpus},         {"precheck", c.precheck},
-                 {"ramp_ms", c.ramp_ms},   {"arm", c.arm},           {"threads", c.threads},
-                 {"seconds", g.seconds}};
-    j["run"] = nlohmann::ordered_json::parse(run_json);
-    return j.dump();
-}
 
 int sweep(sweep_args& a)
 {
@@ -190,6 +270,7 @@ int sweep(sweep_args& a)
     }
     if (a.out.empty())
         throw usage_error("--out FILE is required");
+    check_output_path("--out", a.out);
 
     const std::set<std::size_t> done_before = load_done(a.out, g);
     std::vector<std::size_t> todo;
@@ -202,6 +283,9 @@ int sweep(sweep_args& a)
             if (!done_before.count(i))
                 todo.push_back(i);
         }
+    if (owned == 0)
+        throw usage_error(fmt::format("--shard {}: this shard owns none of the grid's {} runs", a.shard,
+                                      g.run_count()));
     std::ofstream out(a.out, std::ios::app | std::ios::binary);
     if (!out)
         throw usage_error(fmt::format("--out {}: cannot open for writing", a.out));
@@ -210,6 +294,7 @@ int sweep(sweep_args& a)
         return 0;
     }
 
+    signal(SIGPIPE, SIG_IGN);  // see progress::say()
     const std::string self = self_executable();
     const unsigned jobs = a.jobs ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
     std::mutex mu;
@@ -263,7 +348,7 @@ int sweep(sweep_args& a)
                     failure = fmt::format("--out {}: write failed", a.out);
                 finished++;
                 per_cell[run_index / g.runs]++;
-            } else if (r.status != interrupted_status && !failure) {
+            } else if (r.status != interrupted_status && !sigint_received() && !failure) {
                 const std::string err = r.err.substr(0, r.err.find('\n'));
                 failure = fmt::format("run {} ({}) failed with status {}: {}", run_index,
                                       fmt::join(run_arguments(g, run_index), " "), r.status, err);
@@ -299,8 +384,9 @@ int sweep(sweep_args& a)
     if (failure)
         throw usage_error(*failure);
     if (sigint_received()) {
-        fmt::print(stderr, "sweep: interrupted; {} of {} runs are in {} (run the same command to resume)\n",
-                   finished, owned, a.out);
+        // fputs, not fmt::print: a closed stderr must not turn this into an exception.
+        std::fputs(fmt::format("sweep: interrupted; {} of {} runs are in {} (run the same command to resume)\n",
+                               finished, owned, a.out).c_str(), stderr);
         return interrupted_status;
     }
     return 0;
@@ -344,8 +430,9 @@ void register_sweep(CLI::App& app)
     sub->add_option("--shard", a->shard, "K/N: run only the runs whose index is K-1 modulo N")->capture_default_str();
     sub->footer(
         "Each line of --out is one run: the `run --json` object under \"run\", the cell's parameters\n"
-        "under \"cell\", and the grid's id. SIGINT stops the sweep, drops the runs in flight and\n"
-        "leaves a valid file (exit status 130); the same command resumes it. Shards of one sweep\n"
+        "under \"cell\", and the grid's id. SIGINT (SIGTERM, SIGHUP, a closed stderr) stops the sweep,\n"
+        "stops and drops the runs in flight and leaves a valid file (exit status 128 + signal); the\n"
+        "same command resumes it. Shards of one sweep\n"
         "(--shard 1/N ... N/N, on any machines) write separate files that `futexsim report` merges.");
     add_command(sub, [a] { return sweep(*a); });
 }

@@ -192,15 +192,17 @@ std::vector<std::string> parse_name_list(const std::string& flag, const std::str
 std::vector<std::string> parse_arms(const std::string& text)
 {
     std::vector<std::string> out = parse_name_list("--arms", text);
-    for (const std::string& a : out) {
+    for (std::string& a : out) {
         if (a == "auto" || a == "global")
             continue;
         if (a.rfind("presize:", 0) == 0) {
             const auto n = whole<unsigned>(a.substr(8));
-            if (n && *n >= 2 && std::has_single_bit(*n))
+            if (n && *n >= 2 && *n <= max_sweep_presize && std::has_single_bit(*n)) {
+                a = "presize:" + std::to_string(*n);  // one spelling: presize:0512 is presize:512
                 continue;
+            }
         }
-        bad("--arms", text, fmt::format("'{}': expected auto, global or presize:N (N a power of two >= 2)", a));
+        bad("--arms", text, fmt::format("'{}': expected auto, global or presize:N (N a power of two from 2 to {})", a, max_sweep_presize));
     }
     return out;
 }

@@ -14,6 +14,9 @@ namespace futexsim::cli {
 // The grid's version in every result line; `report` refuses other versions.
 inline constexpr int sweep_format_version = 1;
 
+// The largest --arms presize:N, as `run --presize` takes it.
+inline constexpr unsigned max_sweep_presize = 1048576;
+
 struct sweep_grid {
     std::vector<std::string> machines{"xeon-6975p-snc3"};  // preset names, or machine_file_cell(PATH)
     std::vector<std::string> policies{"stock"};

@@ -48,6 +48,12 @@ SEEDS = [
     "replay --case C.K0:1/W0 --cpus 2 --quiet",
     "replay --case C.C.K0:1/W0/T0:40 --strategy pct --pct-depth 2 --seed 3 --steps 400",
     "replay --case C.P64/K0:1* --liveness bounded --bound-gps 8 --steps 300 --quiet",
+    # Issue 33: sweep and report, with their paths in the case's folder.
+    "sweep --threads 4 --runs 1 --seconds 0.001 --cpus 0-3 --jobs 1 --out @TMP@/sweep.jsonl",
+    "sweep --threads 2,4 --arms auto,presize:64 --seconds 0.001 --cpus 0-3 --jobs 1 --out @TMP@/sweep.jsonl",
+    "report @TMP@/base.jsonl",
+    "report --format json @TMP@/base.jsonl @TMP@/base.jsonl",
+    "run --threads 2 --seconds 0.001 --trace @TMP@/t.json",
 ]
 
 # Flags a mutation may add, by command.
@@ -57,6 +63,10 @@ FLAGS = {
             "--interval-ms", "--strategy", "--pct-depth", "--schedule", "--json", "--locks", "--unlock",
             "--mix", "--start-threads", "--ops"],
     "demo": ["--cpus", "--threads"],
+    "sweep": ["--machine", "--machine-file", "--policy", "--workload", "--kernel", "--threads", "--ramp-ms",
+              "--arms", "--cpus", "--precheck", "--seconds", "--interval-ms", "--runs", "--seed", "--out",
+              "--shard", "--exact"],
+    "report": ["--format", "@TMP@/base.jsonl"],
     "replay": ["--case", "--policy", "--cpus", "--strategy", "--seed", "--pct-depth", "--schedule", "--steps",
                "--gp-steps", "--liveness", "--bound-gps", "--quiet", "--no-sleeper-check"],
 }
@@ -68,7 +78,11 @@ HOSTILE = ["", "nan", "NaN", "inf", "-inf", "-1", "-0", "0", "1", "2", "1.5", "0
            "18446744073709551616", "4294967296", "2147483648", "33554432", "-9223372036854775808",
            "1e308/1e308/0", "50/40/5", "0-1,", ",", "0,,1", "0-0,0", "/", "//", "K0:1/W0", "C./W0",
            "--", "-", "--help", "é", "１２", "\u202e1", "a" * 5000, "9" * 400, "%s%n", "0-4095", "5-1",
-           "host", "fifo", "pct", "threads", "kernel", "sim", "/dev/null", "/nonexistent"]
+           "host", "fifo", "pct", "threads", "kernel", "sim", "/dev/null", "/nonexistent",
+           # Issue 33: special files as every path, names that are not
+           # UTF-8, values twice in a grid.
+           "/dev/zero", "/dev/full", "/tmp", "@TMP@/fifo", "@TMP@", os.fsdecode(b"@TMP@/m\xff\xfe.json"),
+           "4,4", "auto,auto", "presize:512,presize:0512", "0-3;0-3", "off,off", "presize:2097152", "3/3"]
 
 # A valid machine file: one socket of two cores.
 MACHINE = {
@@ -152,11 +166,66 @@ def mutate_machine(rng):
     return text
 
 
+# A result file edited by hand (issue 33): report it, and resume the sweep
+# that wrote it (BASE_SWEEP, the grid of base.jsonl).
+BASE_SWEEP = "sweep --threads 2,4 --runs 2 --seconds 0.001 --cpus 0-3 --seed 3 --jobs 1"
+RESULT_RUN = ["report", "sweep"]
+
+
+def mutate_result(rng, lines):
+    """base.jsonl's lines with 1 to 3 structural edits: a value replaced by
+    hostile JSON, a key dropped, a line doubled with a change, deep nesting."""
+    lines = [json.loads(x) for x in lines]
+    raw = {}
+    for n in range(rng.randint(1, 3)):
+        line = rng.choice(lines)
+        holders = [line] + [v for v in line.values() if isinstance(v, dict)]
+        obj = rng.choice(holders)
+        kind = rng.randrange(5)
+        if kind == 0 and obj:
+            obj[rng.choice(list(obj))] = "@raw%d@" % n
+            raw['"@raw%d@"' % n] = rng.choice(JSON_HOSTILE + ["99", "-1", '"1"', '"maybe"', "[" * 100000 + "]" * 100000])
+        elif kind == 1 and obj:
+            del obj[rng.choice(list(obj))]
+        elif kind == 2:
+            twin = json.loads(json.dumps(line))
+            twin["run"]["mops"] = rng.choice([0, 1.5, -1])
+            lines.append(twin)
+        elif kind == 3:
+            obj[rng.choice(["cell_index", "run_index", "grid_runs"])] = rng.choice([0, 1, 3, 7, 12345])
+        else:
+            line["cell"] = rng.choice([{}, None, [1, 2], {"threads": 4}])
+    text = "".join(json.dumps(x) + "\n" for x in lines)
+    for placeholder, value in raw.items():
+        text = text.replace(placeholder, value)
+    if rng.random() < 0.1:
+        text = text[: rng.randrange(len(text))]  # cut short
+    return text
+
+
+def edited(base_lines, code):
+    """base.jsonl after `code` (fuzz_regressions.txt's edit:) ran on its lines
+    l; an entry it makes a str is written as it is (deep nesting)."""
+    l = [json.loads(x) for x in base_lines]
+    exec(code, {"json": json, "l": l})
+    return "".join((x if isinstance(x, str) else json.dumps(x)) + "\n" for x in l)
+
+
 def check(binary, args, machine_text, timeout, tmpdir, index):
     """None if futexsim kept its promises for this input, else why not."""
-    argv = list(args)
-    if machine_text is not None:
-        path = os.path.join(tmpdir, "machine%d.json" % index)
+    # Each case in a folder of its own, with base.jsonl and a FIFO in it.
+    case_dir = os.path.join(tmpdir, "case%d" % index)
+    os.mkdir(case_dir)
+    os.symlink(os.path.join(tmpdir, "base.jsonl"), os.path.join(case_dir, "base.jsonl"))
+    os.mkfifo(os.path.join(case_dir, "fifo"))
+    argv = [a.replace("@TMP@", case_dir).replace("@XFFFE@", os.fsdecode(b"\xff\xfe")) for a in args]
+    if machine_text is not None and argv and argv[0] in RESULT_RUN:
+        path = os.path.join(case_dir, "result.jsonl")
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(machine_text)
+        argv += ([path] if argv[0] == "report" else ["--out", path])
+    elif machine_text is not None:
+        path = os.path.join(case_dir, "machine.json")
         with open(path, "w", encoding="utf-8") as f:
             f.write(machine_text)
         argv.append(path)
@@ -189,7 +258,7 @@ def check(binary, args, machine_text, timeout, tmpdir, index):
 
 
 def regression_cases():
-    """fuzz_regressions.txt: `args: COMMAND` or `machine: JSON` per line."""
+    """fuzz_regressions.txt: `args: COMMAND`, `machine: JSON` or `edit: PYTHON` per line."""
     cases = []
     with open(os.path.join(HERE, "fuzz_regressions.txt"), encoding="utf-8") as f:
         for line in f:
@@ -199,6 +268,9 @@ def regression_cases():
             kind, _, rest = line.partition(": ")
             if kind == "args":
                 cases.append((shlex.split(rest), None))
+            elif kind == "edit":  # Python editing base.jsonl's lines (l, a list of dicts); see edited()
+                cases.append((["report"], ("edit", rest)))
+                cases.append((shlex.split(BASE_SWEEP), ("edit", rest)))
             elif kind == "machine":
                 cases.append((shlex.split(MACHINE_RUN), rest))
             else:
@@ -226,20 +298,38 @@ def main():
             cases.append((mutate_args(rng, shlex.split(rng.choice(SEEDS))), None,
                           "seed %d case %d" % (opt.seed, n)))
 
+    with tempfile.TemporaryDirectory() as tmpdir:
+        base = os.path.join(tmpdir, "base.jsonl")
+        subprocess.run([opt.binary] + shlex.split(BASE_SWEEP) + ["--out", base], check=True,
+                       stdin=subprocess.DEVNULL, capture_output=True)
+        with open(base, encoding="utf-8") as f:
+            base_lines = f.read().splitlines()
+        cases = [(a, edited(base_lines, m[1]) if isinstance(m, tuple) else m, o) for a, m, o in cases]
+        for n in range(opt.cases // 6):
+            text = mutate_result(rng, base_lines)
+            origin = "seed %d result case %d" % (opt.seed, n)
+            cases.append((["report"], text, origin))
+            cases.append((shlex.split(BASE_SWEEP), text, origin))
+        return run_cases(opt, cases, tmpdir)
+
+
+def run_cases(opt, cases, tmpdir):
     failures = 0
-    with tempfile.TemporaryDirectory() as tmpdir, concurrent.futures.ThreadPoolExecutor(opt.jobs) as pool:
+    with concurrent.futures.ThreadPoolExecutor(opt.jobs) as pool:
         verdicts = pool.map(lambda n: check(opt.binary, cases[n][0], cases[n][1], opt.timeout, tmpdir, n),
                             range(len(cases)))
         for (args, machine_text, origin), why in zip(cases, verdicts):
             if why is None:
                 continue
             failures += 1
-            cmd = shlex.join([opt.binary] + args + (["machine.json"] if machine_text is not None else []))
+            result = args and args[0] in RESULT_RUN
+            extra = (["result.jsonl"] if args[0] == "report" else ["--out", "result.jsonl"]) if result else ["machine.json"]
+            cmd = shlex.join([opt.binary] + args + (extra if machine_text is not None else []))
             print("FAIL (%s): %s\n  replay: %s" % (origin, why, cmd))
             if machine_text is not None:
-                print("  machine.json: %s" % machine_text[:3000])
-    print("%d cases (%d regression, %d generated from seed %d), %d failed" % (
-        len(cases), len(regression_cases()), opt.cases, opt.seed, failures))
+                print("  %s: %s" % (extra[-1], machine_text[:3000]))
+    print("%d cases (%d regression, the rest generated from seed %d), %d failed" % (
+        len(cases), len(regression_cases()), opt.seed, failures))
     return 1 if failures else 0
 
 

@@ -3,22 +3,7 @@
 set -u
 bin="$1"
 fail=0
-# Under ASan the first fiber switch prints a warning on stderr: not ours.
-asan_noise='WARNING: ASan doesn.t fully support makecontext/swapcontext'
-check() {
-    local expect="$1"; shift
-    local err rc
-    err=$("$bin" "$@" 2>&1 >/dev/null); rc=$?
-    err=$(printf '%s\n' "$err" | grep -v "$asan_noise")
-    local lines
-    lines=$(printf '%s\n' "$err" | wc -l)
-    if [ "$rc" -ne 2 ] || [ "$lines" -ne 1 ] || [[ "$err" != *"$expect"* ]]; then
-        echo "FAIL: futexsim $* -> rc=$rc, $lines line(s): $err (wanted '$expect')"
-        fail=1
-    else
-        echo "ok: futexsim $* -> $err"
-    fi
-}
+. "$(dirname "$0")/one_line_error.sh"
 check "unknown command 'bogus'" bogus
 check "A subcommand is required"
 check "--what" run --what

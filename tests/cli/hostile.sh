@@ -5,24 +5,11 @@
 # "internal error" or a silent wrong result.
 set -u
 bin="$1"
+. "$(cd "$(dirname "$0")" && pwd)/one_line_error.sh"
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 cd "$dir" || exit 1
 fail=0
-asan_noise='WARNING: ASan doesn.t fully support makecontext/swapcontext'
-check() {  # EXPECT ARGS...: exit 2, one line on stderr holding EXPECT
-    local expect="$1"; shift
-    local err rc lines
-    err=$(timeout 60 "$bin" "$@" 2>&1 >/dev/null); rc=$?
-    err=$(printf '%s\n' "$err" | grep -v "$asan_noise")
-    lines=$(printf '%s\n' "$err" | wc -l)
-    if [ "$rc" -ne 2 ] || [ "$lines" -ne 1 ] || [[ "$err" != *"$expect"* ]]; then
-        echo "FAIL: futexsim $* -> rc=$rc, $lines line(s): $err (wanted '$expect')"
-        fail=1
-    else
-        echo "ok: futexsim $* -> $err"
-    fi
-}
 
 grid=(--threads 4,8 --runs 2 --seconds 0.002 --cpus 0-7 --seed 3)
 # --jobs 1: the lines in run order, so that line 1 is run 0.

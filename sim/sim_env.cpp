@@ -29,31 +29,6 @@ void sim_env::mutex_unlock(mutex_t& m)
         [this](kernel::task_struct& next) { eng_.wake(static_cast<task&>(next), eng_.now()); });
 }
 
-// A test-and-set spinlock: the waiter spins on its cached copy until the
-// holder's release writes the line, then retries the RMW.
-void sim_env::spin_lock(spinlock_t& l)
-{
-    ++kernel_task().preempt_count;
-    for (;;) {
-        int e = 0;
-        if (atomic_try_cmpxchg(l.locked, e, 1))
-            return;
-        cache_line& line = *l.locked.line;
-        cache_.spin_prepare(line);
-        if (atomic_read(l.locked) == 0) {
-            cache_.spin_cancel(line);
-            continue;
-        }
-        eng_.spin_wait();
-    }
-}
-
-void sim_env::spin_unlock(spinlock_t& l)
-{
-    atomic_set(l.locked, 0);
-    --kernel_task().preempt_count;
-}
-
 std::uint64_t sim_env::alloc_user_word(std::uint32_t initial)
 {
     user_memory_.emplace_back();

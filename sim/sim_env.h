@@ -36,8 +36,11 @@ public:
     };
     // The owner word holds the task id + 1, 0 when free (sim/kernel/mutex.h).
     using mutex_t = kernel::mutex<word<long>>;
+    // struct qspinlock (include/asm-generic/qspinlock_types.h, NR_CPUS <
+    // 16K as in both Debian builds): locked in bits 0-7, pending in 8-15,
+    // the tail (queued CPU + 1, node index) in 16-31. sim/qspinlock.cpp.
     struct spinlock_t {
-        word<int> locked;
+        word<std::uint32_t> val;
     };
 
     sim_env(engine& e, cache_model& c, rcu_sim& r)
@@ -45,7 +48,8 @@ public:
           step_and_hit_ns_(static_cast<vtime>(e.mach().kernel_step_ns + e.mach().local_hit_ns)),
           step_and_rmw_ns_(static_cast<vtime>(e.mach().kernel_step_ns + e.mach().local_rmw_ns)),
           hit_ns_(static_cast<vtime>(e.mach().local_hit_ns)),
-          rmw_ns_(static_cast<vtime>(e.mach().local_rmw_ns))
+          rmw_ns_(static_cast<vtime>(e.mach().local_rmw_ns)),
+          qnodes_(e.mach().num_cpus())
     {
     }
 
@@ -238,6 +242,7 @@ public:
     // --- sleeping and spinning --------------------------------------------
     void mutex_lock(mutex_t& m);
     void mutex_unlock(mutex_t& m);
+    // spin_lock(): preemption off, then the kernel's queued spinlock.
     void spin_lock(spinlock_t& l);
     void spin_unlock(spinlock_t& l);
 
@@ -316,6 +321,44 @@ private:
               " in a wait_var_event() condition").c_str());
     }
     bool might_sleep_warned_ = false;
+
+    // --- the queued spinlock (kernel/locking/qspinlock.c), sim/qspinlock.cpp
+    // struct qnode's mcs_spinlock: node 0 of each CPU, on a line of that
+    // CPU's own. The simulator takes no spinlock in interrupts, so a CPU
+    // never needs a second node.
+    struct alignas(64) qnode {
+        word<std::uint32_t> next;  // the successor's CPU + 1; 0: none
+        word<int> locked;          // set by the predecessor's hand-off
+        int count = 0;             // nodes in use on this CPU
+    };
+    void queued_spin_lock(spinlock_t& l);
+    bool queued_spin_trylock(spinlock_t& l);
+    void queued_spin_lock_slowpath(spinlock_t& l, std::uint32_t val);
+    void queued_spin_unlock(spinlock_t& l);
+    std::uint32_t queued_fetch_set_pending_acquire(spinlock_t& l);
+    void clear_pending(spinlock_t& l);
+    void clear_pending_set_locked(spinlock_t& l);
+    void set_locked(spinlock_t& l);
+    std::uint32_t xchg_tail(spinlock_t& l, std::uint32_t tail);
+    // smp_cond_load_acquire(): spin until `done(value)` holds, re-reading
+    // the word after each write to its line (arm64 waits in WFE for that
+    // same event).
+    template <class T, class Done>
+    T smp_cond_load_acquire(word<T>& w, Done done)
+    {
+        T v = atomic_read(w);
+        while (!done(v)) {
+            cache_.spin_prepare(*w.line);
+            v = atomic_read(w);
+            if (done(v)) {
+                cache_.spin_cancel(*w.line);
+                break;
+            }
+            eng_.spin_wait();
+            v = atomic_read(w);
+        }
+        return v;
+    }
 
     // The model's every shared-word access. A hit on a quiet line is the
     // common case and is inlined into the model's code; the rest is
@@ -396,6 +439,7 @@ private:
     // per-CPU counter's add (always its own CPU's line).
     const vtime hit_ns_;
     const vtime rmw_ns_;
+    std::deque<qnode> qnodes_;  // per CPU
     kernel::var_waitqueues var_waits_;
     std::unordered_map<std::uint64_t, std::function<void()>> pending_frees_;
     struct alignas(64) user_line {

@@ -158,7 +158,13 @@ bool __futex_pivot_hash(mm_struct<Env>* mm, private_hash<Env>* new_)
         futex_rehash_private(fph, new_);
     }
     env.atomic_set(new_->state, FR_PERCPU);
-    {
+    if (mm->futex_kernel >= kernel_version::v7_2) {
+        // 7.2 (core.c:219-224 of 7.2.13): publish, then take the cookie, so
+        // that it names a grace period that started after the publication
+        // (futex_ref_drop() polls it).
+        env.smp_store_release(mm->futex_phash, new_);  // rcu_assign_pointer()
+        mm->futex_batches = env.get_state_synchronize_rcu();
+    } else {
         rcu_guard<Env> rcu(env);
         mm->futex_batches = env.get_state_synchronize_rcu();
         env.smp_store_release(mm->futex_phash, new_);  // rcu_assign_pointer()

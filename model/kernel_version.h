@@ -15,9 +15,11 @@ namespace futexsim::model {
 enum class kernel_version : unsigned char {
     // Linux v6.17: the private hash as first released (the default).
     v6_17,
-    // Linux v7.2: v6.17 plus 8e7ff730dd96 ("futex: Fix race in
+    // Linux v7.2, as its 7.2.13 source reads (docs/kernel-map.md, "Linux
+    // 7.2.13, read"), less d8aa5dd97944: 8e7ff730dd96 ("futex: Fix race in
     // futex_pivot_pending() during private hash resize", v7.2-rc7; 7.1.11,
-    // 6.18.46): futex_pivot_pending() reads under futex_hash_lock.
+    // 6.18.46), so futex_pivot_pending() reads under futex_hash_lock; and
+    // __futex_pivot_hash() takes `batches` after publishing the new hash.
     v7_2,
     // Linux v7.2.1: v7.2 plus d8aa5dd97944 ("futex: Fix might_sleep()
     // warning in futex_pivot_pending()", v7.3-rc1; 7.2.1, 7.1.11): the wait
@@ -26,7 +28,7 @@ enum class kernel_version : unsigned char {
 };
 // Other changes between v6.17 and these versions are not modelled
 // (docs/kernel-map.md, "Kernel versions", lists them). Versions are ordered:
-// `mm->futex_kernel >= kernel_version::v7_2` means "has 8e7ff730dd96".
+// `mm->futex_kernel >= kernel_version::v7_2` means "has v7.2's code".
 
 inline constexpr kernel_version default_kernel_version = kernel_version::v6_17;
 

@@ -39,4 +39,44 @@ set +e
 err=$("$tool" --spec "$dir/spec.json" --elf "$dir/nonexistent" 2>&1); rc=$?
 set -e
 [[ $rc == 2 && $(wc -l <<<"$err") == 1 ]] || fail "bad input gave rc=$rc: $err"
+# x86 patch sites (.altinstructions) walked as boot patches them for a named
+# CPU: a 10-byte run of nops whose replacement, when the CPU has feature bit 5,
+# is a locked add (6 bytes) padded with nops; linked so the table's offsets
+# are resolved, as in a vmlinux.
+cat > "$dir/alt.c" <<'C'
+void g(void)
+{
+	__asm__ volatile(
+		"661:\n\t.skip 10, 0x90\n662:\n"
+		".pushsection .altinstructions,\"a\"\n"
+		" .long 661b - .\n .long 663f - .\n .short 5\n .short 0\n"
+		" .byte 662b - 661b\n .byte 664f - 663f\n"
+		".popsection\n"
+		".pushsection .altinstr_replacement,\"ax\"\n"
+		"663:\n\tlock addl $0, -4(%%rsp)\n664:\n"
+		".popsection" ::: "memory");
+}
+C
+gcc -O2 -g -fno-pic -no-pie -fcf-protection=none -nostdlib -static -Wl,-e,g "$dir/alt.c" -o "$dir/alt"
+printf '#define NCAPINTS 1\n#define X86_FEATURE_TEST ( 0*32+ 5) /* a test bit */\n' > "$dir/cpufeatures.h"
+cat > "$dir/alt.json" <<'J'
+{"cpus": {"on": {"features": {"X86_FEATURE_TEST": {"set": true, "why": "test"}}},
+          "off": {"features": {"X86_FEATURE_TEST": {"set": false, "why": "test"}}},
+          "undecided": {"features": {}}},
+ "paths": [{"name": "alt", "arch": "amd64", "cpus": ["on", "off"], "functions": ["g"], "marks": [], "branches": {}},
+           {"name": "bad", "arch": "amd64", "cpus": ["undecided"], "functions": ["g"], "marks": [], "branches": {}}]}
+J
+alt=$("$tool" --spec "$dir/alt.json" --elf "$dir/alt" --arch amd64 --cpufeatures "$dir/cpufeatures.h" --path alt/on)
+echo "$alt"
+# on: the locked add, the 4 padding bytes as one nop (optimize_nops), ret
+[[ $(awk -F'\t' '$3=="exit"{print $4, $5, $6, $7}' <<<"$alt") == "3 1 0 1" ]] || fail "alt/on: $alt"
+alt=$("$tool" --spec "$dir/alt.json" --elf "$dir/alt" --arch amd64 --cpufeatures "$dir/cpufeatures.h" --path alt/off)
+echo "$alt"
+# off: the 10 nops left as they are become one jmp over them (add_nop), ret
+[[ $(awk -F'\t' '$3=="exit"{print $4, $5, $6, $7}' <<<"$alt") == "2 0 0 1" ]] || fail "alt/off: $alt"
+# a patch site whose feature the CPU's decisions do not name is an error
+set +e
+err=$("$tool" --spec "$dir/alt.json" --elf "$dir/alt" --arch amd64 --cpufeatures "$dir/cpufeatures.h" --path bad/undecided 2>&1); rc=$?
+set -e
+[[ $rc == 2 && $err == *"undecided CPU feature X86_FEATURE_TEST"* ]] || fail "undecided feature gave rc=$rc: $err"
 echo PASS

@@ -79,4 +79,51 @@ set +e
 err=$("$tool" --spec "$dir/alt.json" --elf "$dir/alt" --arch amd64 --cpufeatures "$dir/cpufeatures.h" --path bad/undecided 2>&1); rc=$?
 set -e
 [[ $rc == 2 && $err == *"undecided CPU feature X86_FEATURE_TEST"* ]] || fail "undecided feature gave rc=$rc: $err"
+# arm64 (when the cross binutils are here): a loop decided as taken*N, and a
+# patch site whose cpucap (named from a cpucaps list, numbered from 0) turns
+# a nop into a dmb
+if command -v aarch64-linux-gnu-as >/dev/null && command -v aarch64-linux-gnu-ld >/dev/null \
+		&& command -v aarch64-linux-gnu-objdump >/dev/null; then
+	cat > "$dir/h.s" <<'S'
+	.text
+	.globl h
+	.type h, %function
+h:
+	mov x0, #3
+1:	subs x0, x0, #1
+	b.ne 1b
+661:	nop
+662:
+	.pushsection .altinstructions, "a"
+	.word 661b - .
+	.word 663f - .
+	.hword 1
+	.byte 662b - 661b
+	.byte 664f - 663f
+	.popsection
+	.pushsection .altinstr_replacement, "ax"
+663:	dmb ish
+664:
+	.popsection
+	ret
+	.size h, . - h
+S
+	aarch64-linux-gnu-as -g "$dir/h.s" -o "$dir/h.o"
+	aarch64-linux-gnu-ld -e h "$dir/h.o" -o "$dir/h"
+	printf '# test caps\n\nZERO\nTEST\n' > "$dir/cpucaps"
+	cat > "$dir/h.json" <<'J'
+{"cpus": {"on": {"features": {"ARM64_TEST": {"set": true, "why": "test"}}},
+          "off": {"features": {"ARM64_TEST": {"set": false, "why": "test"}}}},
+ "paths": [{"name": "h", "arch": "arm64", "cpus": ["on", "off"], "functions": ["h"], "marks": [],
+            "branches": {"h": {"h.s:7": ["taken*2", "fall"]}}, "why": {"h": {"h.s:7": "three iterations"}}}]}
+J
+	for c in on off; do
+		out=$("$tool" --spec "$dir/h.json" --elf "$dir/h" --arch arm64 --cpucaps "$dir/cpucaps" --path h/$c)
+		echo "$out"
+		want="9 $([[ $c == on ]] && echo 1 || echo 0) 0 1"
+		[[ $(awk -F'\t' '$3=="exit"{print $4, $5, $6, $7}' <<<"$out") == "$want" ]] || fail "h/$c: want '$want': $out"
+	done
+else
+	echo "SKIP arm64 part: no aarch64-linux-gnu binutils"
+fi
 echo PASS

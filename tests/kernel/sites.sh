@@ -39,4 +39,91 @@ set +e
 err=$("$tool" --spec "$dir/spec.json" --elf "$dir/nonexistent" 2>&1); rc=$?
 set -e
 [[ $rc == 2 && $(wc -l <<<"$err") == 1 ]] || fail "bad input gave rc=$rc: $err"
+# x86 patch sites (.altinstructions) walked as boot patches them for a named
+# CPU: a 10-byte run of nops whose replacement, when the CPU has feature bit 5,
+# is a locked add (6 bytes) padded with nops; linked so the table's offsets
+# are resolved, as in a vmlinux.
+cat > "$dir/alt.c" <<'C'
+void g(void)
+{
+	__asm__ volatile(
+		"661:\n\t.skip 10, 0x90\n662:\n"
+		".pushsection .altinstructions,\"a\"\n"
+		" .long 661b - .\n .long 663f - .\n .short 5\n .short 0\n"
+		" .byte 662b - 661b\n .byte 664f - 663f\n"
+		".popsection\n"
+		".pushsection .altinstr_replacement,\"ax\"\n"
+		"663:\n\tlock addl $0, -4(%%rsp)\n664:\n"
+		".popsection" ::: "memory");
+}
+C
+gcc -O2 -g -fno-pic -no-pie -fcf-protection=none -nostdlib -static -Wl,-e,g "$dir/alt.c" -o "$dir/alt"
+printf '#define NCAPINTS 1\n#define X86_FEATURE_TEST ( 0*32+ 5) /* a test bit */\n' > "$dir/cpufeatures.h"
+cat > "$dir/alt.json" <<'J'
+{"cpus": {"on": {"features": {"X86_FEATURE_TEST": {"set": true, "why": "test"}}},
+          "off": {"features": {"X86_FEATURE_TEST": {"set": false, "why": "test"}}},
+          "undecided": {"features": {}}},
+ "paths": [{"name": "alt", "arch": "amd64", "cpus": ["on", "off"], "functions": ["g"], "marks": [], "branches": {}},
+           {"name": "bad", "arch": "amd64", "cpus": ["undecided"], "functions": ["g"], "marks": [], "branches": {}}]}
+J
+alt=$("$tool" --spec "$dir/alt.json" --elf "$dir/alt" --arch amd64 --cpufeatures "$dir/cpufeatures.h" --path alt/on)
+echo "$alt"
+# on: the locked add, the 4 padding bytes as one nop (optimize_nops), ret
+[[ $(awk -F'\t' '$3=="exit"{print $4, $5, $6, $7}' <<<"$alt") == "3 1 0 1" ]] || fail "alt/on: $alt"
+alt=$("$tool" --spec "$dir/alt.json" --elf "$dir/alt" --arch amd64 --cpufeatures "$dir/cpufeatures.h" --path alt/off)
+echo "$alt"
+# off: the 10 nops left as they are become one jmp over them (add_nop), ret
+[[ $(awk -F'\t' '$3=="exit"{print $4, $5, $6, $7}' <<<"$alt") == "2 0 0 1" ]] || fail "alt/off: $alt"
+# a patch site whose feature the CPU's decisions do not name is an error
+set +e
+err=$("$tool" --spec "$dir/alt.json" --elf "$dir/alt" --arch amd64 --cpufeatures "$dir/cpufeatures.h" --path bad/undecided 2>&1); rc=$?
+set -e
+[[ $rc == 2 && $err == *"undecided CPU feature X86_FEATURE_TEST"* ]] || fail "undecided feature gave rc=$rc: $err"
+# arm64 (when the cross binutils are here): a loop decided as taken*N, and a
+# patch site whose cpucap (named from a cpucaps list, numbered from 0) turns
+# a nop into a dmb
+if command -v aarch64-linux-gnu-as >/dev/null && command -v aarch64-linux-gnu-ld >/dev/null \
+		&& command -v aarch64-linux-gnu-objdump >/dev/null; then
+	cat > "$dir/h.s" <<'S'
+	.text
+	.globl h
+	.type h, %function
+h:
+	mov x0, #3
+1:	subs x0, x0, #1
+	b.ne 1b
+661:	nop
+662:
+	.pushsection .altinstructions, "a"
+	.word 661b - .
+	.word 663f - .
+	.hword 1
+	.byte 662b - 661b
+	.byte 664f - 663f
+	.popsection
+	.pushsection .altinstr_replacement, "ax"
+663:	dmb ish
+664:
+	.popsection
+	ret
+	.size h, . - h
+S
+	aarch64-linux-gnu-as -g "$dir/h.s" -o "$dir/h.o"
+	aarch64-linux-gnu-ld -e h "$dir/h.o" -o "$dir/h"
+	printf '# test caps\n\nZERO\nTEST\n' > "$dir/cpucaps"
+	cat > "$dir/h.json" <<'J'
+{"cpus": {"on": {"features": {"ARM64_TEST": {"set": true, "why": "test"}}},
+          "off": {"features": {"ARM64_TEST": {"set": false, "why": "test"}}}},
+ "paths": [{"name": "h", "arch": "arm64", "cpus": ["on", "off"], "functions": ["h"], "marks": [],
+            "branches": {"h": {"h.s:7": ["taken*2", "fall"]}}, "why": {"h": {"h.s:7": "three iterations"}}}]}
+J
+	for c in on off; do
+		out=$("$tool" --spec "$dir/h.json" --elf "$dir/h" --arch arm64 --cpucaps "$dir/cpucaps" --path h/$c)
+		echo "$out"
+		want="9 $([[ $c == on ]] && echo 1 || echo 0) 0 1"
+		[[ $(awk -F'\t' '$3=="exit"{print $4, $5, $6, $7}' <<<"$out") == "$want" ]] || fail "h/$c: want '$want': $out"
+	done
+else
+	echo "SKIP arm64 part: no aarch64-linux-gnu binutils"
+fi
 echo PASS

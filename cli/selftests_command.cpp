@@ -3,6 +3,7 @@
 // under any policy; one line per case with what its calls returned.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <limits>
 #include <map>
 #include <memory>
@@ -85,9 +86,12 @@ int run(selftests_args& a)
     if (!kernel)
         throw usage_error(fmt::format("--kernel '{}': expected one of {}", a.kernel, model::kernel_version_names));
     std::vector<std::string> policies = a.policies.empty() ? all_policies() : a.policies;
-    for (const auto& p : policies)
-        if (!model::pivot_policy_id(p))
-            throw usage_error(fmt::format("unknown policy '{}' (valid: {})", p, model::pivot_policy_names()));
+    for (auto p = policies.begin(); p != policies.end(); ++p) {
+        if (!model::pivot_policy_id(*p))
+            throw usage_error(fmt::format("unknown policy '{}' (valid: {})", *p, model::pivot_policy_names()));
+        if (std::find(policies.begin(), p, *p) != p)
+            throw usage_error(fmt::format("--policy {} given twice: its lines could not be told apart", *p));
+    }
     if (a.runs - 1 > std::numeric_limits<std::uint64_t>::max() - a.seed)
         throw usage_error(fmt::format("--seed {} with --runs {}: the runs' seeds would pass {}", a.seed, a.runs,
                                       std::numeric_limits<std::uint64_t>::max()));

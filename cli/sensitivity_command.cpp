@@ -16,6 +16,7 @@
 #include <fstream>
 #include <map>
 #include <memory>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 
@@ -38,7 +39,8 @@ using json = nlohmann::ordered_json;
 
 struct sensitivity_args {
     std::string machine = "xeon-6975p-snc3", machine_file, workload = "wake-nowaiters";
-    std::string threads = "32,48,64,80,96", cpus = "0-95", params, out_dir, format = "md";
+    std::string threads = "32,48,64,80,96", cpus = "0-95", out_dir, format = "md";
+    std::optional<std::string> params;  // not given: every parameter
     unsigned runs = 4, jobs = 0;
     double seconds = 0.3, presized_seconds = 0.02;
 };
@@ -100,11 +102,12 @@ int sensitivity_checked(const sensitivity_args& a)
     if (a.out_dir.empty())
         throw usage_error("--out-dir DIR is required");
     std::vector<const sensitivity_param*> params;
-    if (a.params.empty()) {
+    if (!a.params) {
         for (const auto& p : sensitivity_params())
             params.push_back(&p);
     } else {
-        for (const auto& name : parse_name_list("--params", a.params)) {
+        // '' is refused as an empty entry: leaving the flag out means all.
+        for (const auto& name : parse_name_list("--params", *a.params)) {
             const sensitivity_param* p = find_sensitivity_param(name);
             if (!p) {
                 std::vector<std::string> names;
@@ -112,6 +115,8 @@ int sensitivity_checked(const sensitivity_args& a)
                     names.push_back(q.name);
                 throw usage_error(fmt::format("--params: unknown parameter '{}' (valid: {})", name, fmt::join(names, ", ")));
             }
+            if (std::find(params.begin(), params.end(), p) != params.end())
+                throw usage_error(fmt::format("--params: '{}' given twice", name));
             params.push_back(p);
         }
     }

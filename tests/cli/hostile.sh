@@ -126,6 +126,12 @@ check "--shard 3/3: this shard owns none of the grid's 1 runs" sweep --seconds 0
 [ -e empty.jsonl ] && { echo "FAIL: an empty shard created its --out"; fail=1; }
 [ -e x.jsonl ] && { echo "FAIL: a refused sweep created its --out"; fail=1; }
 
+# Items 11 and 17: a list that names a value twice, or nothing, is refused.
+check "--policy stock given twice" selftests --policy stock --policy stock
+check "--params: 'hz' given twice" sensitivity --params hz,hz --out-dir sens
+check "--params '': an empty entry" sensitivity --params '' --out-dir sens
+[ -e sens ] && { echo "FAIL: a refused sensitivity created its --out-dir"; fail=1; }
+
 # Item 14: help that cannot be written is an error.
 for args in "--help" "sweep --help" "report --help"; do
     # shellcheck disable=SC2086

@@ -63,12 +63,19 @@ std::uint8_t engine::add_source(event_source* s)
     if (sources_.size() >= 255)
         throw std::length_error("engine: too many event sources");
     sources_.push_back(s);
+    events_by_origin_.push_back(0);
     return static_cast<std::uint8_t>(sources_.size() - 1);
 }
 
 void engine::post(std::uint8_t source, vtime at, std::uint8_t what, std::uint32_t arg)
 {
     push(at, ev_kind::source, arg, 0, source, what);
+}
+
+std::string engine::origin_name(std::size_t i) const
+{
+    static const char* const own[] = {"task resumptions", "ticks", "timeouts"};
+    return i < 3 ? own[i] : sources_.at(i - 3)->name();
 }
 
 bool engine::sources_idle() const
@@ -287,7 +294,7 @@ void engine::post_now(std::uint8_t source, std::uint8_t what, std::uint32_t arg)
         return;
     }
     // As the loop would run it: counted, and with no task current.
-    ++events_;
+    count_event(ev_kind::source, source);
     task* const running = std::exchange(current_task_, nullptr);
     sources_[source]->on_event(what, arg);
     current_task_ = running;
@@ -536,7 +543,7 @@ engine::event engine::take()
     const event ev = queue_.top();
     queue_.pop();
     now_ = ev.t;
-    ++events_;
+    count_event(ev.kind, ev.source);
     return ev;
 }
 

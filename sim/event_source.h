@@ -15,6 +15,10 @@ class event_source {
 public:
     virtual ~event_source() = default;
 
+    // What the engine's event-storm alarm names as the busiest source
+    // (sim/progress_watch.h).
+    virtual const char* name() const { return "an event source"; }
+
     // An event this source posted (engine::post()) is due, at the engine's
     // now(): `what` and `arg` as posted.
     virtual void on_event(std::uint8_t /*what*/, std::uint32_t /*arg*/) {}

@@ -38,6 +38,18 @@ int stop_status()
     return 128 + (sig ? sig : SIGINT);
 }
 
+const char* stop_signal_name()
+{
+    switch (first_signal.load()) {
+    case SIGTERM:
+        return "SIGTERM";
+    case SIGHUP:
+        return "SIGHUP";
+    default:
+        return "SIGINT";
+    }
+}
+
 void stop_as_if_interrupted()
 {
     sigint_received().store(true);

@@ -183,7 +183,7 @@ void engine::charge_slow()
         next_tick_ = (k + 1) * tick_ns_;
         refresh_check();
         if (k > c.sampled_tick)
-            sample_tick(static_cast<unsigned>(t.cpu), k, task_quiescent(t));
+            sample_tick(static_cast<unsigned>(t.cpu), k, &t);
     }
     if (preemption_points_ && !t.in_section()) [[unlikely]]
         for (event_source* s : sources_)
@@ -235,12 +235,15 @@ bool engine::task_quiescent(const task& t) const
     return machine_.rcu_preemptible && !t.in_section();
 }
 
-void engine::sample_tick(unsigned cpu, std::int64_t k, bool quiescent)
+void engine::sample_tick(unsigned cpu, std::int64_t k, const task* t)
 {
     cpus_[cpu].sampled_tick = k;
-    if (quiescent)
-        for (event_source* s : sources_)
+    const bool quiescent = t && task_quiescent(*t);
+    for (event_source* s : sources_) {
+        if (quiescent)
             s->tick_quiescent(cpu, k * tick_ns_);
+        s->tick_sample(cpu, k * tick_ns_, t);
+    }
 }
 
 void engine::block()
@@ -524,8 +527,7 @@ void engine::on_tick(std::int64_t k)
         vcpu& c = cpus_[cpu];
         // An idle CPU has no tick (NOHZ): RCU finds it in the FQS scan.
         if (c.sampled_tick < k)
-            sample_tick(cpu, k,
-                        c.current >= 0 && task_quiescent(*tasks_[static_cast<std::size_t>(c.current)]));
+            sample_tick(cpu, k, c.current >= 0 ? tasks_[static_cast<std::size_t>(c.current)].get() : nullptr);
         if (c.current >= 0 && !c.runqueue.empty() && now_ - c.slice_start >= cfg_.sched_slice_ns) {
             if (!c.need_resched && !c.urgent_resched)
                 set_resched_flags(resched_flags_ + 1);

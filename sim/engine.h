@@ -59,6 +59,9 @@ struct task : kernel::task_struct {
     int last_cpu = -1;  // where it last ran
     std::vector<unsigned> allowed;  // CPU affinity, sorted
     std::uint32_t gen = 0;          // bumps on every wake: stale events are dropped
+    // Returns to user mode so far: a point where it could have been switched
+    // out (the soft-lockup watchdog, sim/progress_watch.h, counts them).
+    std::uint64_t user_returns = 0;
     std::function<void()> body;
     boost::context::fiber fib;
 };
@@ -177,7 +180,12 @@ public:
     void resume(task& t, vtime at);
     // The running task enters or leaves the kernel (system calls; RCU sees
     // the mode at ticks).
-    void set_mode(task_mode m) { current().mode = m; }
+    void set_mode(task_mode m)
+    {
+        task& t = current();
+        t.user_returns += m == task_mode::user;
+        t.mode = m;
+    }
 
     // Unwinds every task that has not exited (their guards' destructors run
     // with no cost and no switches). Call before destroying what tasks use.
@@ -282,7 +290,8 @@ private:
     bool pull_task(unsigned cpu);
     void dispatch(unsigned cpu, vtime at);
     void on_tick(std::int64_t k);
-    void sample_tick(unsigned cpu, std::int64_t k, bool quiescent);
+    // `t`: the task running on `cpu` at the tick; nullptr when idle.
+    void sample_tick(unsigned cpu, std::int64_t k, const task* t);
     bool task_quiescent(const task& t) const;
     void maybe_preempt();
     void finish_task();

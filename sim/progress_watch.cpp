@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 
 namespace futexsim::sim {
 
@@ -27,7 +28,8 @@ constexpr std::size_t max_named = 8;
 progress_watch::progress_watch(engine& e, rcu_sim& r, progress_limits limits)
     : eng_(e), rcu_(r), limits_(limits), stall_ns_(ms_to_ns(limits.rcu_stall_timeout_ms)),
       lockup_ns_(2 * ms_to_ns(limits.watchdog_thresh_ms)), spin_ns_(ms_to_ns(limits.spin_limit_ms)),
-      last_sched_(e.mach().num_cpus(), 0), lockup_warned_(e.mach().num_cpus(), false)
+      last_sched_(e.mach().num_cpus(), 0), lockup_warned_(e.mach().num_cpus(), false),
+      samples_(e.mach().num_cpus())
 {
     eng_.add_source(this);
     last_counts_ = eng_.events_by_origin();
@@ -39,11 +41,18 @@ void progress_watch::context_switch(unsigned cpu, vtime at)
     lockup_warned_[cpu] = false;
 }
 
-// A tick the scheduler could have preempted at: the watchdog's stopper
-// task would have run there and touched its timestamp.
-void progress_watch::tick_quiescent(unsigned cpu, vtime at)
+// The CPU could have scheduled since the last tick if it is idle, runs
+// another task, or its task is in user mode, has returned to user mode
+// since, or is outside any preempt-off section (a preemption point is
+// then a system call away): the watchdog's stopper task would have run.
+void progress_watch::tick_sample(unsigned cpu, vtime at, const task* t)
 {
-    context_switch(cpu, at);
+    cpu_sample& last = samples_[cpu];
+    const bool scheduled = !t || t->id != last.task || t->user_returns != last.user_returns ||
+                           t->mode == task_mode::user || !t->in_section();
+    last = t ? cpu_sample{t->id, t->user_returns} : cpu_sample{};
+    if (scheduled)
+        context_switch(cpu, at);
 }
 
 void progress_watch::tick(std::int64_t /*k*/)
@@ -56,16 +65,30 @@ void progress_watch::tick(std::int64_t /*k*/)
     check_events();
 }
 
+std::vector<std::string> progress_watch::warnings() const
+{
+    std::vector<std::string> all = warnings_;
+    for (std::size_t k = 0; k < std::size(progress_warning_kinds); k++)
+        if (more_[k])
+            all.push_back(fmt::format("{}: {} more like these", progress_warning_kinds[k], more_[k]));
+    return all;
+}
+
 std::string progress_watch::task_label(long id) const
 {
     if (id < 0 || static_cast<std::size_t>(id) >= eng_.num_tasks())
-        return "no task";
+        return "idle";
     return eng_.task_by_id(static_cast<std::uint32_t>(id)).name;
 }
 
-void progress_watch::warn(std::string text)
+void progress_watch::warn(kind k, std::string text)
 {
-    warnings_.push_back(std::move(text));
+    if (shown_[k] < max_per_kind) {
+        shown_[k]++;
+        warnings_.push_back(std::move(text));
+    } else {
+        more_[k]++;
+    }
     if (limits_.stop_at_first && !stopped_) {
         stopped_ = true;
         eng_.request_stop();
@@ -89,7 +112,7 @@ void progress_watch::check_rcu()
     std::string who = fmt::format("{}", fmt::join(holders, ", "));
     if (count > holders.size())
         who += fmt::format(" and {} more", count - holders.size());
-    warn(fmt::format("rcu-stall: grace period {} started at {:.1f} ms is {:.1f} ms old at {:.1f} ms "
+    warn(rcu_stall, fmt::format("rcu-stall: grace period {} started at {:.1f} ms is {:.1f} ms old at {:.1f} ms "
                      "(rcu_stall_timeout {:.1f} ms); {} CPUs hold it: {}",
                      rcu_.completed() + 1, ms(rcu_.gp_started_at()), ms(age), ms(eng_.now()),
                      limits_.rcu_stall_timeout_ms, count, who));
@@ -110,7 +133,7 @@ void progress_watch::check_cpus()
         if (stuck < lockup_ns_ || lockup_warned_[cpu])
             continue;
         lockup_warned_[cpu] = true;
-        warn(fmt::format("soft-lockup: CPU#{} stuck for {:.1f} ms at {:.1f} ms (2 x watchdog_thresh {:.1f} ms) [{}]",
+        warn(soft_lockup, fmt::format("soft-lockup: CPU#{} stuck for {:.1f} ms at {:.1f} ms (2 x watchdog_thresh {:.1f} ms) [{}]",
                          cpu, ms(stuck), ms(now), limits_.watchdog_thresh_ms, task_label(cur)));
     }
 }
@@ -131,7 +154,7 @@ void progress_watch::check_spins()
             holder < 0 ? "no holder known"
                        : fmt::format("held by {} on CPU {}", task_label(holder),
                                      eng_.task_by_id(static_cast<std::uint32_t>(holder)).cpu);
-        warn(fmt::format("spin-lockup: {} on CPU {} has spun on one spinlock for {:.1f} ms at {:.1f} ms "
+        warn(spin_lockup, fmt::format("spin-lockup: {} on CPU {} has spun on one spinlock for {:.1f} ms at {:.1f} ms "
                          "(spin limit {:.1f} ms), {}",
                          t.name, t.cpu, ms(now - since), ms(now), limits_.spin_limit_ms, held_by));
     }
@@ -158,7 +181,7 @@ void progress_watch::check_events()
         const double rate = static_cast<double>(total) / ms(window);
         if (rate > limits_.max_events_per_ms) {
             storm_warned_ = true;
-            warn(fmt::format("event-storm: {:.0f} events per virtual ms from {:.1f} to {:.1f} ms (bound {:.0f}); "
+            warn(event_storm, fmt::format("event-storm: {:.0f} events per virtual ms from {:.1f} to {:.1f} ms (bound {:.0f}); "
                              "busiest: {} ({:.0f}%)",
                              rate, ms(last_tick_at_), ms(now), limits_.max_events_per_ms, eng_.origin_name(which),
                              100.0 * static_cast<double>(busiest) / static_cast<double>(total)));

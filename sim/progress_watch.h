@@ -5,10 +5,12 @@
 // - rcu-stall (kernel/rcu/tree_stall.h): a grace period older than
 //   rcu_stall_timeout_ms; names the CPUs that have not reported a
 //   quiescent state and the task each runs. Once per grace period.
-// - soft-lockup (kernel/watchdog.c): a busy CPU that has not scheduled (no
-//   context switch, no tick in a preemptible state, where the watchdog's
-//   stopper task could have run) for 2 x watchdog_thresh_ms. Once per CPU
-//   per lockup.
+// - soft-lockup (kernel/watchdog.c): a busy CPU that has not scheduled for
+//   2 x watchdog_thresh_ms: no context switch, and at every tick the same
+//   task, in the kernel since the tick before and inside a section with
+//   preemption off (a spinlock held or spun on, preempt_disable(), a
+//   read-side section where RCU is not preemptible), so the watchdog's
+//   stopper task could not have run. Once per CPU per lockup.
 // - spin-lockup: a task trying to take one spinlock for longer than
 //   spin_limit_ms; names the holder. Once per task per spin.
 // - event-storm: the engine processed more than max_events_per_ms events
@@ -28,6 +30,7 @@
 // the run (engine::request_stop()).
 #pragma once
 
+#include <climits>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -44,7 +47,7 @@ struct progress_limits {
     double spin_limit_ms = 10;          // one spin on one lock
     // Far above any healthy run's peak (docs/simulator.md gives the peaks
     // measured on the presets).
-    double max_events_per_ms = 5e6;
+    double max_events_per_ms = 5e7;
     bool stop_at_first = false;  // --fail-on-warning
 };
 
@@ -57,13 +60,17 @@ public:
     progress_watch(engine& e, rcu_sim& r, progress_limits limits);
 
     spin_watch& spins() { return spins_; }
-    const std::vector<std::string>& warnings() const { return warnings_; }
+    // Each kind's first max_per_kind warnings, then for each kind with more
+    // "soft-lockup: N more like these" (192 CPUs locked up would otherwise
+    // print 192 lines).
+    std::vector<std::string> warnings() const;
+    static constexpr unsigned max_per_kind = 8;
     // Whether the run was stopped at the first warning (stop_at_first).
     bool stopped() const { return stopped_; }
 
     const char* name() const override { return "the progress detectors"; }
     void context_switch(unsigned cpu, vtime at) override;
-    void tick_quiescent(unsigned cpu, vtime at) override;
+    void tick_sample(unsigned cpu, vtime at, const task* t) override;
     void tick(std::int64_t k) override;
 
 private:
@@ -71,7 +78,8 @@ private:
     void check_cpus();
     void check_spins();
     void check_events();
-    void warn(std::string text);
+    enum kind : unsigned { rcu_stall, soft_lockup, spin_lockup, event_storm };  // progress_warning_kinds' order
+    void warn(kind k, std::string text);
     std::string task_label(long id) const;
 
     engine& eng_;
@@ -80,6 +88,8 @@ private:
     const vtime stall_ns_, lockup_ns_, spin_ns_;
     spin_watch spins_;
     std::vector<std::string> warnings_;
+    unsigned shown_[4] = {};
+    std::uint64_t more_[4] = {};
     bool stopped_ = false;
     // rcu-stall: the grace period (by its start) last warned of.
     vtime warned_gp_ = -1;
@@ -87,6 +97,11 @@ private:
     // lockup was reported.
     std::vector<vtime> last_sched_;
     std::vector<bool> lockup_warned_;
+    struct cpu_sample {
+        std::uint32_t task = UINT32_MAX;  // none
+        std::uint64_t user_returns = 0;
+    };
+    std::vector<cpu_sample> samples_;  // per CPU, at its last tick
     // spin-lockup: per task, the spin (by its start) last warned of.
     std::vector<vtime> spin_warned_;
     // event-storm: the previous tick's clock and counts.

@@ -200,7 +200,8 @@ run_result simulate(const run_options& opt, const sim_options& sopt)
         *sopt.counters = {eng.events_processed(), proc.cache().stats().misses, proc.cache().stats().hits};
     r.trace_hash = eng.trace_hash();
     r.warnings = proc.env().warnings;
-    r.warnings.insert(r.warnings.end(), watch->warnings().begin(), watch->warnings().end());
+    const std::vector<std::string> detected = watch->warnings();
+    r.warnings.insert(r.warnings.end(), detected.begin(), detected.end());
     if (watch->stopped())
         r.warnings.push_back("stopped at the first warning (--fail-on-warning)");
     else if (r.interrupted)

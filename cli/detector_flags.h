@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "sim/progress_watch.h"
@@ -33,5 +34,9 @@ private:
 inline constexpr const char* fail_on_warning_help =
     "Exit with status 1 at the first warning (a progress detector's, the model's, a real run's); a "
     "simulated run stops there";
+
+// How `run --fail-on-warning` begins the stderr line it stops with (a
+// sweep tells a run that warned from one that failed by it).
+inline constexpr std::string_view fail_on_warning_prefix = "futexsim: the run warned (--fail-on-warning): ";
 
 }  // namespace futexsim::cli

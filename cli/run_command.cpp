@@ -175,8 +175,7 @@ int status_after(const run_args& a, const run_result& r)
     if (r.interrupted && sigint_received())
         return interrupted_status;
     if (a.fail_on_warning && !r.warnings.empty()) {
-        std::fputs(fmt::format("futexsim: the run warned (--fail-on-warning): {}\n", r.warnings.front()).c_str(),
-                   stderr);
+        std::fputs(fmt::format("{}{}\n", fail_on_warning_prefix, r.warnings.front()).c_str(), stderr);
         return warned_status;
     }
     return r.interrupted ? interrupted_status : -1;

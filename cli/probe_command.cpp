@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/input_file.h"
 #include "cli/numbers.h"
 #include "compare/calibration.h"
 #include "machine/machine.h"
@@ -31,6 +32,9 @@ struct probe_args {
 // that an unwritable --out is refused before anything is measured.
 bool check_writable(const std::string& path)
 {
+    // A FIFO would block the open for ever, a device or directory fail
+    // later: refused by their type, before anything is opened.
+    check_output_path("--out", path);
     const bool existed = std::filesystem::exists(path);
     errno = 0;
     std::ofstream f(path, std::ios::app);

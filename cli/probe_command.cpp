@@ -116,7 +116,9 @@ void register_probe(CLI::App& app)
                     "Rounds of the system-call split (each: one batch of every row)")
         ->transform(whole_number(11, 100000))
         ->capture_default_str();
-    sub->footer("Takes a few seconds per pair class; run it on a quiet machine (docs/probe.md: the method and "
+    sub->footer("Prints: the system-call split's entry+exit and kernel_step_ns, then 'wrote FILE'; the machine\n"
+                "file holds the topology, each measured figure and its source. "
+                "Takes a few seconds per pair class; run it on a quiet machine (docs/probe.md: the method and "
                 "its error). SIGINT stops it with what was measured printed and no file written; exit status 130.");
     add_command(sub, [a] { return run_probe_command(*a); });
 }

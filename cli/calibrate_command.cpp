@@ -17,7 +17,7 @@ void register_calibrate(CLI::App& app)
     CLI::App* sub = app.add_subcommand(
         "calibrate", "Measure this machine's kernel (kernel backend) and predict the same with the simulator's "
                      "host preset, side by side: slots after N threads, wake-nowaiters throughput, and how long "
-                     "prctl(SET_SLOTS) blocks under N FUTEX_WAKE threads");
+                     "prctl(SET_SLOTS) blocks under N FUTEX_WAKE threads; then the system-call split");
     sub->add_option("--slot-threads", opt->slot_threads, "Thread counts for the slots rows")
         ->transform(whole_number(1, real::max_threads));
     sub->add_option("--wake-threads", opt->wake_threads, "Thread counts for the throughput rows")
@@ -30,7 +30,12 @@ void register_calibrate(CLI::App& app)
     sub->add_option("--seconds", opt->seconds, "Seconds per throughput run")
         ->transform(real_number(0.05, 10.0))
         ->capture_default_str();
-    sub->footer("SIGINT ends it after the rows measured so far, which it prints; exit status 130.\n"
+    sub->footer("Prints: a table, one row per figure (what, unit, sim, real, sim/real, note): slots after N\n"
+                "threads, wake-nowaiters throughput, SET_SLOTS blocking (median, p90); then one FUTEX_WAKE\n"
+                "real against simulated and CONFIG_HZ, the suggested syscall entry+exit, and the system-call\n"
+                "split (a futex() call with an invalid op against a FUTEX_WAKE with nobody waiting, the\n"
+                "entry+exit and kernel_step_ns derived from it against the host preset's).\n"
+                "SIGINT ends it after the rows measured so far, which it prints; exit status 130.\n"
                 "docs/calibration.md records this machine's table and what it taught the host preset.");
     add_command(sub, [opt] {
         const compare::calibration_report r = compare::calibrate(*opt, load_machine_preset("host"));

@@ -14,6 +14,9 @@ void register_demo(CLI::App& app)
     CLI::App* sub = app.add_subcommand(
         "demo", "Walk one auto-scale pivot through the refcount state machine, step by step, "
                 "with grace periods ended by the script (no timing)");
+    sub->footer("Prints: the script's setting, then one numbered line per step (the operation, what the model\n"
+                "did, the hash's state: slots, refcount mode, futex_atomic, the per-CPU sum), and at the end\n"
+                "the slots before the pool grew and after.");
     // The hash a clone asks for is 4 x min(threads, CPUs) slots, at least
     // 16, which is what the process starts with: below 5 threads or 5 CPUs
     // there is nothing to pivot to.

@@ -43,6 +43,8 @@ int main(int argc, char** argv)
     // SIGTERM and SIGHUP stop a command as SIGINT does (a sweep passes the
     // stop on to its children and waits for them); the status says which.
     futexsim::cli::install_stop_signal_handlers();
+    // A closed reader (`futexsim run | head -1`) ends the command quietly.
+    futexsim::cli::install_sigpipe_handler();
     // A closed standard output would lose the result; worse, a file opened
     // later would get descriptor 1.
     if (fcntl(STDOUT_FILENO, F_GETFD) < 0) {

@@ -11,6 +11,7 @@
 #include <memory>
 
 #include "cli/commands.h"
+#include "cli/input_file.h"
 #include "cli/numbers.h"
 #include "compare/calibration.h"
 #include "machine/machine.h"
@@ -31,6 +32,9 @@ struct probe_args {
 // that an unwritable --out is refused before anything is measured.
 bool check_writable(const std::string& path)
 {
+    // A FIFO would block the open for ever, a device or directory fail
+    // later: refused by their type, before anything is opened.
+    check_output_path("--out", path);
     const bool existed = std::filesystem::exists(path);
     errno = 0;
     std::ofstream f(path, std::ios::app);
@@ -112,7 +116,9 @@ void register_probe(CLI::App& app)
                     "Rounds of the system-call split (each: one batch of every row)")
         ->transform(whole_number(11, 100000))
         ->capture_default_str();
-    sub->footer("Takes a few seconds per pair class; run it on a quiet machine (docs/probe.md: the method and "
+    sub->footer("Prints: the system-call split's entry+exit and kernel_step_ns, then 'wrote FILE'; the machine\n"
+                "file holds the topology, each measured figure and its source. "
+                "Takes a few seconds per pair class; run it on a quiet machine (docs/probe.md: the method and "
                 "its error). SIGINT stops it with what was measured printed and no file written; exit status 130.");
     add_command(sub, [a] { return run_probe_command(*a); });
 }

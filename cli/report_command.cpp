@@ -1,7 +1,9 @@
 // `futexsim report FILES...`: merges the JSON Lines of a sweep (one file or
 // its shards) and prints per cell the outcomes with a 95% Wilson interval on
 // the latched probability, the throughput median and spread, the presized /
-// auto-scaled ratio, and the stall threshold. The table depends only on the
+// auto-scaled ratio, the runs that warned (by kind: the progress detectors'
+// rcu-stall, soft-lockup, spin-lockup, event-storm, and other), and the stall
+// threshold. The table depends only on the
 // runs, not on how they were split into files or in what order they ended.
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -34,7 +36,30 @@ struct cell_stats {
     json params;
     std::size_t runs = 0, latched = 0, transient = 0, never = 0;
     std::vector<double> mops;
+    // Runs that warned, and of them those that warned of each kind
+    // (warning_kinds below): a cell with any is suspect.
+    std::size_t warned = 0;
+    std::map<std::string, std::size_t> warned_of;
 };
+
+// The progress detectors' tags (sim/progress_watch.h), then "other": the
+// model's own warnings and any a real backend prints.
+const std::vector<std::string> warning_kinds{"rcu-stall", "soft-lockup", "spin-lockup", "event-storm", "other"};
+
+// The cell's field for runs that warned of `kind`: warned_rcu_stall, ...
+std::string warned_key(std::string kind)
+{
+    std::replace(kind.begin(), kind.end(), '-', '_');
+    return "warned_" + kind;
+}
+
+std::string warning_kind(const std::string& w)
+{
+    for (const auto& k : warning_kinds)
+        if (w.rfind(k + ": ", 0) == 0)
+            return k;
+    return "other";
+}
 
 struct merged {
     std::string grid_id;
@@ -131,6 +156,14 @@ merged read_files(const std::vector<std::string>& files)
             c.transient += outcome == "transient";
             c.never += outcome == "never";
             c.mops.push_back(run.at("mops").get<double>());
+            if (run.contains("warnings") && run.at("warnings").is_array() && !run.at("warnings").empty()) {
+                c.warned++;
+                std::map<std::string, bool> kinds;
+                for (const auto& w : run.at("warnings"))
+                    kinds[warning_kind(w.is_string() ? w.get<std::string>() : "")] = true;
+                for (const auto& [k, yes] : kinds)
+                    c.warned_of[k]++;
+            }
             m.runs++;
         }
     }
@@ -203,6 +236,11 @@ report_rows build(const merged& m)
             row["ratio_to_auto"] = median(c.mops) / a->second;
         else
             row["ratio_to_auto"] = nullptr;
+        row["warned"] = c.warned;
+        for (const auto& k : warning_kinds) {
+            const auto n = c.warned_of.find(k);
+            row[warned_key(k)] = n == c.warned_of.end() ? 0 : n->second;
+        }
         r.cells.push_back(row);
     }
     // The stall threshold per group (all but threads): the smallest thread
@@ -257,6 +295,19 @@ std::string probability(const json& row)
                        fixed(row.at("p_latched_lo").get<double>(), 2), fixed(row.at("p_latched_hi").get<double>(), 2));
 }
 
+// "0", or "3 (rcu-stall 3, soft-lockup 2)": runs that warned, by kind.
+std::string warned_text(const json& row)
+{
+    const auto warned = row.at("warned").get<std::size_t>();
+    if (warned == 0)
+        return "0";
+    std::vector<std::string> kinds;
+    for (const auto& k : warning_kinds)
+        if (const auto n = row.at(warned_key(k)).get<std::size_t>())
+            kinds.push_back(fmt::format("{} {}", k, n));
+    return fmt::format("{} ({})", warned, fmt::join(kinds, ", "));
+}
+
 void print_md(const merged& m, const report_rows& r)
 {
     fmt::print("# futexsim report\n\ngrid {}: {} of {} runs", m.grid_id, m.runs, m.grid_runs);
@@ -269,7 +320,7 @@ void print_md(const merged& m, const report_rows& r)
     fmt::print("{}\n\n## Cells\n\n", fmt::join(fixed_parts, " "));
     std::vector<std::string> head = r.varying;
     for (const char* h : {"runs", "latched", "transient", "never", "P(latched) [95% CI]",
-                          "Mops/s median [min-max]", "ratio to auto"})
+                          "Mops/s median [min-max]", "ratio to auto", "warned"})
         head.emplace_back(h);
     print_md_head(head);
     for (const auto& row : r.cells) {
@@ -285,6 +336,7 @@ void print_md(const merged& m, const report_rows& r)
                                    fixed(row.at("mops_min").get<double>(), 1),
                                    fixed(row.at("mops_max").get<double>(), 1)));
         cols.push_back(row.at("ratio_to_auto").is_null() ? "" : fixed(row.at("ratio_to_auto").get<double>(), 1));
+        cols.push_back(warned_text(row));
         fmt::print("| {} |\n", fmt::join(cols, " | "));
     }
     fmt::print("\n## Stall threshold\n\nThe smallest thread count whose latched probability's 95% interval lies "
@@ -315,8 +367,10 @@ void print_csv(const report_rows& r)
 {
     std::vector<std::string> head = dims;
     for (const char* h : {"runs", "latched", "transient", "never", "p_latched", "p_latched_lo", "p_latched_hi",
-                          "mops_median", "mops_min", "mops_max", "ratio_to_auto"})
+                          "mops_median", "mops_min", "mops_max", "ratio_to_auto", "warned"})
         head.emplace_back(h);
+    for (const auto& k : warning_kinds)
+        head.push_back(warned_key(k));
     fmt::print("{}\n", fmt::join(head, ","));
     for (const auto& row : r.cells) {
         std::vector<std::string> cols;
@@ -371,7 +425,13 @@ void register_report(CLI::App& app)
     auto a = std::make_shared<report_args>();
     CLI::App* sub = app.add_subcommand(
         "report", "Tables from `futexsim sweep` results: per cell the latched / transient / never counts with a "
-                  "95% Wilson interval, throughput median and spread, presized / auto ratio; the stall threshold");
+                  "95% Wilson interval, throughput median and spread, presized / auto ratio, the runs that warned "
+                  "(by kind); the stall threshold");
+    sub->footer("Prints (md, the default): the grid and how many of its runs the files hold; per cell a row of\n"
+                "runs, latched, transient, never, P(latched) [95% CI], Mops/s median [min-max], ratio to auto\n"
+                "and warned (runs with any warning, then per kind: rcu-stall, soft-lockup, spin-lockup,\n"
+                "event-storm, other); then per group the stall threshold. csv: one row per cell, the same\n"
+                "figures (warned_KIND per kind); json: the cells and thresholds as objects.");
     sub->add_option("files", a->files, "Result files of one sweep (its shards are merged)")->required();
     sub->add_option("--format", a->format, "md, csv or json")
         ->check(CLI::IsMember({"md", "csv", "json"}))

@@ -16,8 +16,10 @@
 #include <stdexcept>
 
 #include "cli/commands.h"
+#include "cli/detector_flags.h"
 #include "cli/input_file.h"
 #include "cli/numbers.h"
+#include "cli/stop_signals.h"
 #include "cli/workload_flags.h"
 #include "machine/machine.h"
 #include "model/core.h"
@@ -39,6 +41,8 @@ struct run_args {
     run_options opt;
     sim::sim_options sim;
     workload_flags workload;  // --locks, --mix, ...: declared by the workloads
+    detector_flags detectors;  // the progress detectors' bounds (sim only)
+    bool fail_on_warning = false;
     std::string machine = "xeon-6975p-snc3";
     std::string machine_file;
     std::string cpus;
@@ -151,12 +155,38 @@ void check_common(run_args& a, unsigned num_cpus)
     a.workload.apply(*wl, opt);
 }
 
+// Exit status of a run that warned under --fail-on-warning.
+constexpr int warned_status = 1;
+
+// Before run `i` (from 0) of `runs`: a stop signal that came since the last
+// run ended is said, not left silent.
+bool stopped_before(unsigned i, unsigned runs)
+{
+    if (!sigint_received())
+        return false;
+    std::fputs(fmt::format("futexsim: interrupted by {} before run {} of {}\n", stop_signal_name(), i + 1, runs).c_str(),
+               stderr);
+    return true;
+}
+
+// After a run's line: the status to stop with, or -1 to go on.
+int status_after(const run_args& a, const run_result& r)
+{
+    if (r.interrupted && sigint_received())
+        return interrupted_status;
+    if (a.fail_on_warning && !r.warnings.empty()) {
+        std::fputs(fmt::format("{}{}\n", fail_on_warning_prefix, r.warnings.front()).c_str(), stderr);
+        return warned_status;
+    }
+    return r.interrupted ? interrupted_status : -1;
+}
+
 int run_real_backend(run_args& a)
 {
     run_options& opt = a.opt;
     const real::backend b = a.backend == "threads" ? real::backend::threads : real::backend::kernel;
     for (unsigned i = 0; i < a.runs; i++) {
-        if (sigint_received())  // before this run started: nothing to print for it
+        if (stopped_before(i, a.runs))  // before this run started: nothing to print for it
             return interrupted_status;
         run_result r;
         try {
@@ -165,8 +195,8 @@ int run_real_backend(run_args& a)
             throw usage_error(e.what());
         }
         print_line(a.json ? json_line(r) : human_line(r));
-        if (r.interrupted)
-            return interrupted_status;
+        if (const int status = status_after(a, r); status >= 0)
+            return status;
     }
     return 0;
 }
@@ -223,14 +253,16 @@ int run(run_args& a)
                                       first_seed, a.runs, std::numeric_limits<std::uint64_t>::max(),
                                       std::numeric_limits<std::uint64_t>::max() - (a.runs - 1), a.runs));
 
+    sopt.detectors = a.detectors.limits();
+    sopt.detectors.stop_at_first = a.fail_on_warning;
     for (unsigned i = 0; i < a.runs; i++) {
-        if (sigint_received())
+        if (stopped_before(i, a.runs))
             return interrupted_status;
         opt.seed = first_seed + i;
         const run_result r = sim::simulate(opt, sopt);
         print_line(a.json ? json_line(r) : human_line(r));
-        if (r.interrupted)
-            return interrupted_status;
+        if (const int status = status_after(a, r); status >= 0)
+            return status;
     }
     return 0;
 }
@@ -324,12 +356,15 @@ void register_run(CLI::App& app)
         "created its threads, no pivot is pending, the hash is per-CPU) is measured until the 95% interval "
         "of its rate is within +/-1% and the rest is extrapolated; the line and the JSON say from when "
         "(docs/simulator.md, \"Fast-forward\"). A --trace run is always exact");
+    a->detectors.add_to(*sub);
+    sub->add_flag("--fail-on-warning", a->fail_on_warning, fail_on_warning_help);
     a->workload.add_to(*sub);
     // Which flags were given, for the checks in run(): those only the
     // simulator takes (in the order the errors name them).
-    const std::vector<CLI::Option*> sim_only = {machine,  machine_file, seed,  strategy,
-                                                 pct_depth, schedule,     trace, trace_window,
-                                                 exact};
+    std::vector<CLI::Option*> sim_only = {machine,  machine_file, seed,  strategy,
+                                           pct_depth, schedule,     trace, trace_window,
+                                           exact};
+    sim_only.insert(sim_only.end(), a->detectors.options().begin(), a->detectors.options().end());
     sub->parse_complete_callback([=] {
         auto given = [](const std::vector<CLI::Option*>& options) {
             std::vector<std::string> names;
@@ -349,7 +384,10 @@ void register_run(CLI::App& app)
         "threads were joined, virtual seconds, throughput, and the model's view: outcome\n"
         "(latched: a pivot still pending at the end and for at least half the run;\n"
         "transient: a pivot took over 10 mean grace periods' time; never), the share of\n"
-        "futex_ref_get() calls that found FR_ATOMIC, and the mean grace period.\n"
+        "futex_ref_get() calls that found FR_ATOMIC, and the mean grace period; then each\n"
+        "warning as WARNING(...) (JSON: \"warnings\"): the progress detectors' rcu-stall,\n"
+        "soft-lockup, spin-lockup and event-storm (bounds above; docs/simulator.md, \"Progress\n"
+        "detectors\"), the model's own, and on a real run threads still being created at its end.\n"
         "The same command and seed print the same bytes (JSON: apart from wall_seconds).\n"
         "SIGINT ends a simulated run between two events: it prints what was simulated so far\n"
         "(interrupted, with its virtual length), starts no further run and exits with status 130.\n"

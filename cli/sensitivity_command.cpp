@@ -260,7 +260,10 @@ void register_sensitivity(CLI::App& app)
         ->required();
     sub->add_option("--jobs", a->jobs, "Runs at a time (default: every CPU)")->transform(whole_number(1, 1024));
     sub->add_option("--format", a->format, "md or json")->check(CLI::IsMember({"md", "json"}))->capture_default_str();
-    std::string footer = "Parameters and their ranges:\n";
+    std::string footer = "Prints (md, the default): per parameter, the stall threshold and the latched and healthy\n"
+                         "throughput at its low and high end against the preset's (a tornado table, widest first);\n"
+                         "json: the same rows. Progress goes to stderr.\n"
+                         "Parameters and their ranges:\n";
     for (const auto& p : sensitivity_params())
         footer += fmt::format("  {} {}..{}: {}\n", p.name, p.low, p.high, p.why);
     sub->footer(footer + "Plot: experiments/plot_tornado.py on --format json output (docs/results.md).");

@@ -1,6 +1,8 @@
 #include "cli/stop_signals.h"
 
+#include <poll.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <atomic>
 
@@ -20,7 +22,29 @@ extern "C" void on_stop_signal(int sig)
     sigint_received().store(true, std::memory_order_relaxed);
     stop_requested().store(true, std::memory_order_relaxed);
 }
+// Whether descriptor `fd` is a pipe (or socket) with no reader left: poll()
+// says POLLERR for it. Both calls are async-signal-safe.
+bool reader_gone(int fd)
+{
+    pollfd p = {fd, POLLOUT, 0};
+    return poll(&p, 1, 0) == 1 && (p.revents & POLLERR) != 0;
+}
+
+extern "C" void on_sigpipe(int)
+{
+    if (reader_gone(STDOUT_FILENO) || reader_gone(STDERR_FILENO))
+        _exit(closed_pipe_status);
+}
 }  // namespace
+
+void install_sigpipe_handler()
+{
+    struct sigaction sa = {};
+    sa.sa_handler = on_sigpipe;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGPIPE, &sa, nullptr);
+}
 
 void install_stop_signal_handlers()
 {
@@ -36,6 +60,18 @@ int stop_status()
 {
     const int sig = first_signal.load();
     return 128 + (sig ? sig : SIGINT);
+}
+
+const char* stop_signal_name()
+{
+    switch (first_signal.load()) {
+    case SIGTERM:
+        return "SIGTERM";
+    case SIGHUP:
+        return "SIGHUP";
+    default:
+        return "SIGINT";
+    }
 }
 
 void stop_as_if_interrupted()

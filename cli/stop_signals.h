@@ -7,8 +7,19 @@
 namespace futexsim::cli {
 
 void install_stop_signal_handlers();
+// SIGPIPE: standard output or error is a pipe whose reader has gone
+// (`futexsim run ... | head -1`): exit at once, printing nothing more,
+// with status 141 (128 + SIGPIPE) as a shell reports `ls | head`, but by
+// exit, not by the signal. A SIGPIPE from another pipe is ignored (the
+// write then fails with EPIPE, which its caller reports). A sweep ignores
+// SIGPIPE altogether (its own progress stream stops it as SIGINT does).
+void install_sigpipe_handler();
+inline constexpr int closed_pipe_status = 141;
 // 128 + the first stop signal (130 for SIGINT, or when none came).
 int stop_status();
+// "SIGINT", "SIGTERM" or "SIGHUP": the first stop signal (SIGINT when none
+// came, as for a closed progress stream).
+const char* stop_signal_name();
 // For a closed progress stream: stop as on SIGINT (the caller reports it).
 void stop_as_if_interrupted();
 

@@ -24,6 +24,7 @@
 
 #include "cli/child_run.h"
 #include "cli/commands.h"
+#include "cli/detector_flags.h"
 #include "cli/input_file.h"
 #include "cli/stop_signals.h"
 #include "cli/sweep_line.h"
@@ -45,6 +46,7 @@ struct sweep_args {
     std::string out;
     unsigned jobs = 0;
     std::string shard = "1/1";
+    detector_flags detectors;
 };
 
 constexpr int interrupted_status = 130;
@@ -62,6 +64,7 @@ void refuse_duplicates(const std::string& flag, const std::vector<T>& values)
 sweep_grid build_grid(const sweep_args& a)
 {
     sweep_grid g = a.grid;
+    g.detector_args = a.detectors.given_arguments();
     g.machines.clear();
     if (!a.machines.empty())
         g.machines = parse_name_list("--machine", a.machines);
@@ -306,6 +309,10 @@ int sweep(sweep_args& a)
             per_cell[i / g.runs]++;
     std::set<pid_t> children;
     std::optional<std::string> failure;
+    // --fail-on-warning: the first run that warned (it stopped there and
+    // printed its cut-short line, which is not the grid's result: not
+    // written, so that a resume runs it in full).
+    std::optional<std::string> warned;
     progress bar(owned, owned_per_cell.size());
     auto cells_done = [&] {
         return static_cast<std::size_t>(std::count_if(per_cell.begin(), per_cell.end(), [&](const auto& kv) {
@@ -318,7 +325,7 @@ int sweep(sweep_args& a)
             std::size_t run_index = 0;
             {
                 std::lock_guard lock(mu);
-                if (next >= todo.size() || failure || sigint_received())
+                if (next >= todo.size() || failure || warned || sigint_received())
                     return;
                 run_index = todo[next++];
                 running++;
@@ -348,7 +355,11 @@ int sweep(sweep_args& a)
                     failure = fmt::format("--out {}: write failed", a.out);
                 finished++;
                 per_cell[run_index / g.runs]++;
-            } else if (r.status != interrupted_status && !sigint_received() && !failure) {
+            } else if (g.fail_on_warning && r.status == 1 && r.err.rfind(fail_on_warning_prefix, 0) == 0) {
+                if (!warned)
+                    warned = fmt::format("run {} ({}) warned: {}", run_index, fmt::join(run_arguments(g, run_index), " "),
+                                         r.err.substr(fail_on_warning_prefix.size(), r.err.find('\n') - fail_on_warning_prefix.size()));
+            } else if (r.status != interrupted_status && !sigint_received() && !failure && !warned) {
                 const std::string err = r.err.substr(0, r.err.find('\n'));
                 failure = fmt::format("run {} ({}) failed with status {}: {}", run_index,
                                       fmt::join(run_arguments(g, run_index), " "), r.status, err);
@@ -368,9 +379,10 @@ int sweep(sweep_args& a)
         std::unique_lock lock(mu);
         bool signalled = false;
         while (!(next >= todo.size() && running == 0) && !(failure && running == 0) &&
-               !(sigint_received() && running == 0)) {
+               !(warned && running == 0) && !(sigint_received() && running == 0)) {
             cv.wait_for(lock, std::chrono::milliseconds(200));
-            if (sigint_received() && !signalled) {
+            // The first warning stops the runs in flight as SIGINT does.
+            if ((sigint_received() || warned) && !signalled) {
                 signalled = true;
                 for (pid_t pid : children)
                     kill(pid, SIGINT);
@@ -383,6 +395,11 @@ int sweep(sweep_args& a)
         t.join();
     if (failure)
         throw usage_error(*failure);
+    if (warned && !sigint_received()) {
+        std::fputs(fmt::format("sweep: {}\nsweep: stopped at the first warning (--fail-on-warning); {} of {} runs are "
+                               "in {}\n", *warned, finished, owned, a.out).c_str(), stderr);
+        return 1;
+    }
     if (sigint_received()) {
         // fputs, not fmt::print: a closed stderr must not turn this into an exception.
         std::fputs(fmt::format("sweep: interrupted; {} of {} runs are in {} (run the same command to resume)\n",
@@ -425,12 +442,18 @@ void register_sweep(CLI::App& app)
     sub->add_flag("--exact", a->grid.exact,
                   "Every run simulates every operation (run --exact); without it a run that turns stationary "
                   "is measured and extrapolated (docs/simulator.md, \"Fast-forward\")");
+    a->detectors.add_to(*sub);
+    sub->add_flag("--fail-on-warning", a->grid.fail_on_warning,
+                  "Every run stops at its first warning; the sweep then stops its other runs and exits with "
+                  "status 1, naming the run (its line is not written: a resume runs it in full)");
     sub->add_option("--out", a->out, "JSON Lines file; runs already in it are skipped (resume)")->required();
     sub->add_option("--jobs", a->jobs, "Runs at a time (default: every CPU)")->transform(whole_number(1, 1024));
     sub->add_option("--shard", a->shard, "K/N: run only the runs whose index is K-1 modulo N")->capture_default_str();
     sub->footer(
         "Each line of --out is one run: the `run --json` object under \"run\", the cell's parameters\n"
-        "under \"cell\", and the grid's id. SIGINT (SIGTERM, SIGHUP, a closed stderr) stops the sweep,\n"
+        "under \"cell\", and the grid's id; a run's warnings (the progress detectors', the model's) are in\n"
+        "its \"warnings\", and `futexsim report` counts the runs that warned per cell. Stderr: progress.\n"
+        "SIGINT (SIGTERM, SIGHUP, a closed stderr) stops the sweep,\n"
         "stops and drops the runs in flight and leaves a valid file (exit status 128 + signal); the\n"
         "same command resumes it. Shards of one sweep\n"
         "(--shard 1/N ... N/N, on any machines) write separate files that `futexsim report` merges.");

@@ -71,6 +71,8 @@ std::string sweep_grid::id() const
     text += fmt::format(";{};{};{};{}", seconds, interval_ms, runs, seed);
     if (exact)
         text += ";exact";
+    if (!detector_args.empty())
+        text += fmt::format(";detectors={}", fmt::join(detector_args, " "));
     return fmt::format("{:016x}", fnv1a(text));
 }
 
@@ -129,6 +131,9 @@ std::vector<std::string> run_arguments(const sweep_grid& g, std::size_t run_inde
         a.emplace_back("--precheck");
     if (g.exact)
         a.emplace_back("--exact");
+    a.insert(a.end(), g.detector_args.begin(), g.detector_args.end());
+    if (g.fail_on_warning)
+        a.emplace_back("--fail-on-warning");
     return a;
 }
 

@@ -32,6 +32,12 @@ struct sweep_grid {
     unsigned runs = 1;        // seeds per cell: seed, seed+1, ...
     std::uint64_t seed = 1;
     bool exact = false;       // every run --exact (no fast-forward)
+    // The progress detectors' bounds given to the sweep, as `run` takes
+    // them ("--rcu-stall-timeout-ms", "50", ...): every run gets them, and
+    // they change its warnings, so they are part of the grid's id (none
+    // given: the id of a sweep from before they existed).
+    std::vector<std::string> detector_args;
+    bool fail_on_warning = false;  // every run --fail-on-warning; not in the id (see sweep_command.cpp)
 
     std::size_t cell_count() const;
     std::size_t run_count() const { return cell_count() * runs; }

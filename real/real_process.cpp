@@ -69,6 +69,7 @@ void real_process::spawn_thread(std::string name, std::vector<unsigned> cpus, st
     if (threads_.size() >= max_threads)
         throw std::length_error(fmt::format("more than {} threads on a real backend", max_threads));
     live_.fetch_add(1, std::memory_order_relaxed);
+    created_.fetch_add(1, std::memory_order_relaxed);
     auto run = [this, name = std::move(name), cpus = std::move(cpus), body = std::move(body)] {
         pthread_setname_np(pthread_self(), name.substr(0, 15).c_str());
         if (!cpus.empty()) {

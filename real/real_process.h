@@ -48,6 +48,9 @@ public:
 
     // Threads created and not yet joined.
     unsigned live_threads() const { return live_.load(std::memory_order_relaxed); }
+    // Threads spawn_thread() has created so far (a run's window may end
+    // before the workload has created them all: run_real() warns).
+    unsigned threads_created() const { return created_.load(std::memory_order_relaxed); }
     // The first exception a thread's body threw, if any (rethrown by the run).
     std::exception_ptr first_error();
 
@@ -70,6 +73,7 @@ private:
     std::mutex threads_mu_;
     std::vector<std::thread> threads_;
     std::atomic<unsigned> live_{0};
+    std::atomic<unsigned> created_{0};
     std::exception_ptr error_;
     std::chrono::steady_clock::time_point start_;
     const std::atomic<bool>* run_over_ = nullptr;

@@ -139,8 +139,10 @@ run_result run_real(const run_options& opt, backend b)
     r.slots_set = slots();
 
     std::mutex result_mu;  // the snapshot (watchdog) against the reads below
+    unsigned created_in_window = 0;  // threads that existed when the window ended
     auto snapshot = [&] {
         std::lock_guard lock(result_mu);
+        created_in_window = proc->threads_created();
         const double elapsed = static_cast<double>(proc->now_ns()) / 1e9;
         r.interrupted = sigint_received().load();
         if (r.interrupted || ctx.work_done_at.load() >= 0)
@@ -180,6 +182,13 @@ run_result run_real(const run_options& opt, backend b)
     if (auto err = proc->first_error())
         std::rethrow_exception(err);
     r.slots_end = slots();
+    // A window that ended while the workload was still creating threads
+    // measured fewer threads than asked for: its figures are not the run's.
+    if (!r.interrupted && ctx.work_done_at.load() < 0 && created_in_window < opt.threads)
+        r.warnings.push_back(fmt::format("the window ended with {} of the {} threads created: the figures cover "
+                                         "fewer threads than asked for (a --ramp-ms or thread creation as long as "
+                                         "--seconds)",
+                                         created_in_window, opt.threads));
     if (r.interrupted)
         r.warnings.push_back("interrupted by SIGINT");
     if (tp)

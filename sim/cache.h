@@ -74,6 +74,7 @@ struct cache_stats {
 class cache_model final : public event_source {
 public:
     explicit cache_model(engine& e);
+    const char* name() const override { return "cache-line services"; }
 
     // The line a word at `addr` lives on (64-byte lines, host layout, so the
     // model's alignas(64) decisions carry over).

@@ -63,12 +63,19 @@ std::uint8_t engine::add_source(event_source* s)
     if (sources_.size() >= 255)
         throw std::length_error("engine: too many event sources");
     sources_.push_back(s);
+    events_by_origin_.push_back(0);
     return static_cast<std::uint8_t>(sources_.size() - 1);
 }
 
 void engine::post(std::uint8_t source, vtime at, std::uint8_t what, std::uint32_t arg)
 {
     push(at, ev_kind::source, arg, 0, source, what);
+}
+
+std::string engine::origin_name(std::size_t i) const
+{
+    static const char* const own[] = {"task resumptions", "ticks", "timeouts"};
+    return i < 3 ? own[i] : sources_.at(i - 3)->name();
 }
 
 bool engine::sources_idle() const
@@ -176,7 +183,7 @@ void engine::charge_slow()
         next_tick_ = (k + 1) * tick_ns_;
         refresh_check();
         if (k > c.sampled_tick)
-            sample_tick(static_cast<unsigned>(t.cpu), k, task_quiescent(t));
+            sample_tick(static_cast<unsigned>(t.cpu), k, &t);
     }
     if (preemption_points_ && !t.in_section()) [[unlikely]]
         for (event_source* s : sources_)
@@ -228,12 +235,15 @@ bool engine::task_quiescent(const task& t) const
     return machine_.rcu_preemptible && !t.in_section();
 }
 
-void engine::sample_tick(unsigned cpu, std::int64_t k, bool quiescent)
+void engine::sample_tick(unsigned cpu, std::int64_t k, const task* t)
 {
     cpus_[cpu].sampled_tick = k;
-    if (quiescent)
-        for (event_source* s : sources_)
+    const bool quiescent = t && task_quiescent(*t);
+    for (event_source* s : sources_) {
+        if (quiescent)
             s->tick_quiescent(cpu, k * tick_ns_);
+        s->tick_sample(cpu, k * tick_ns_, t);
+    }
 }
 
 void engine::block()
@@ -287,7 +297,7 @@ void engine::post_now(std::uint8_t source, std::uint8_t what, std::uint32_t arg)
         return;
     }
     // As the loop would run it: counted, and with no task current.
-    ++events_;
+    count_event(ev_kind::source, source);
     task* const running = std::exchange(current_task_, nullptr);
     sources_[source]->on_event(what, arg);
     current_task_ = running;
@@ -517,8 +527,7 @@ void engine::on_tick(std::int64_t k)
         vcpu& c = cpus_[cpu];
         // An idle CPU has no tick (NOHZ): RCU finds it in the FQS scan.
         if (c.sampled_tick < k)
-            sample_tick(cpu, k,
-                        c.current >= 0 && task_quiescent(*tasks_[static_cast<std::size_t>(c.current)]));
+            sample_tick(cpu, k, c.current >= 0 ? tasks_[static_cast<std::size_t>(c.current)].get() : nullptr);
         if (c.current >= 0 && !c.runqueue.empty() && now_ - c.slice_start >= cfg_.sched_slice_ns) {
             if (!c.need_resched && !c.urgent_resched)
                 set_resched_flags(resched_flags_ + 1);
@@ -536,7 +545,7 @@ engine::event engine::take()
     const event ev = queue_.top();
     queue_.pop();
     now_ = ev.t;
-    ++events_;
+    count_event(ev.kind, ev.source);
     return ev;
 }
 

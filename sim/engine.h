@@ -59,6 +59,9 @@ struct task : kernel::task_struct {
     int last_cpu = -1;  // where it last ran
     std::vector<unsigned> allowed;  // CPU affinity, sorted
     std::uint32_t gen = 0;          // bumps on every wake: stale events are dropped
+    // Returns to user mode so far: a point where it could have been switched
+    // out (the soft-lockup watchdog, sim/progress_watch.h, counts them).
+    std::uint64_t user_returns = 0;
     std::function<void()> body;
     boost::context::fiber fib;
 };
@@ -137,6 +140,9 @@ public:
     // The current task's CPU (a running task does not move).
     unsigned cpu() const { return static_cast<unsigned>(current_task_->cpu); }
     bool cpu_idle(unsigned c) const { return cpus_[c].current < 0 && cpus_[c].runqueue.empty(); }
+    // The id of the task running on CPU `c`, -1 when none (for the progress
+    // detectors' messages, sim/progress_watch.h).
+    int cpu_current(unsigned c) const { return cpus_[c].current; }
 
     // Advance the current task's clock; yields when past the lookahead.
     // One compare: next_check_ is as low as it goes while attention() holds.
@@ -174,7 +180,12 @@ public:
     void resume(task& t, vtime at);
     // The running task enters or leaves the kernel (system calls; RCU sees
     // the mode at ticks).
-    void set_mode(task_mode m) { current().mode = m; }
+    void set_mode(task_mode m)
+    {
+        task& t = current();
+        t.user_returns += m == task_mode::user;
+        t.mode = m;
+    }
 
     // Unwinds every task that has not exited (their guards' destructors run
     // with no cost and no switches). Call before destroying what tasks use.
@@ -189,9 +200,18 @@ public:
     void run_until(vtime until);
     void set_interrupt(const std::atomic<bool>* flag) { interrupt_ = flag; }
     bool interrupted() const { return interrupted_; }
+    // As the flag does, from inside the run: run_until() returns before the
+    // next event (--fail-on-warning, at a detector's first warning).
+    void request_stop() { stop_requested_ = true; }
 
     // Counters for the run report.
     std::uint64_t events_processed() const { return events_; }
+    // Events so far by where they came from: 0 task resumptions, 1 ticks,
+    // 2 timeouts, then 3 + n for source n (the event-storm alarm's busiest
+    // source). A count, never read by the run itself.
+    const std::vector<std::uint64_t>& events_by_origin() const { return events_by_origin_; }
+    // The name of origin `i` in events_by_origin().
+    std::string origin_name(std::size_t i) const;
     std::uint64_t trace_hash() const { return trace_hash_; }
     void mix_trace(std::uint64_t v);
 
@@ -219,7 +239,15 @@ private:
     {
         return t <= until_ && (queue_.empty() || queue_.top().t > t) && !interrupt_pending();
     }
-    bool interrupt_pending() const { return interrupt_ && interrupt_->load(std::memory_order_relaxed); }
+    bool interrupt_pending() const
+    {
+        return stop_requested_ || (interrupt_ && interrupt_->load(std::memory_order_relaxed));
+    }
+    void count_event(ev_kind k, std::uint8_t source)
+    {
+        ++events_;
+        ++events_by_origin_[k == ev_kind::source ? 3u + source : static_cast<unsigned>(k)];
+    }
     // A resumption that is not stale: the task still waits for it.
     static bool resumable(const event& ev, const task& t)
     {
@@ -262,7 +290,8 @@ private:
     bool pull_task(unsigned cpu);
     void dispatch(unsigned cpu, vtime at);
     void on_tick(std::int64_t k);
-    void sample_tick(unsigned cpu, std::int64_t k, bool quiescent);
+    // `t`: the task running on `cpu` at the tick; nullptr when idle.
+    void sample_tick(unsigned cpu, std::int64_t k, const task* t);
     bool task_quiescent(const task& t) const;
     void maybe_preempt();
     void finish_task();
@@ -288,6 +317,8 @@ private:
     std::uint64_t events_ = 0;
     const std::atomic<bool>* interrupt_ = nullptr;
     bool interrupted_ = false;
+    bool stop_requested_ = false;
+    std::vector<std::uint64_t> events_by_origin_ = std::vector<std::uint64_t>(3);
     std::uint64_t trace_hash_ = 0xcbf29ce484222325ull;
     quad_heap<event, event_before> queue_;
     std::vector<std::unique_ptr<task>> tasks_;

@@ -10,10 +10,15 @@
 namespace futexsim::sim {
 
 using vtime = std::int64_t;  // virtual nanoseconds (as sim/engine.h)
+struct task;
 
 class event_source {
 public:
     virtual ~event_source() = default;
+
+    // What the engine's event-storm alarm names as the busiest source
+    // (sim/progress_watch.h).
+    virtual const char* name() const { return "an event source"; }
 
     // An event this source posted (engine::post()) is due, at the engine's
     // now(): `what` and `arg` as posted.
@@ -29,6 +34,9 @@ public:
     // At tick instant `at`, `cpu` ran a task in a quiescent state (user
     // mode, or outside any read-side section where RCU is preemptible).
     virtual void tick_quiescent(unsigned /*cpu*/, vtime /*at*/) {}
+    // At every tick instant `at` on `cpu`: the task running there, nullptr
+    // when idle (the soft-lockup watchdog, sim/progress_watch.h).
+    virtual void tick_sample(unsigned /*cpu*/, vtime /*at*/, const task* /*t*/) {}
     // Tick number `k` has been taken on every CPU.
     virtual void tick(std::int64_t /*k*/) {}
     // The running task on `cpu` is at a preemption point outside any

@@ -9,6 +9,8 @@
 
 #include "sim/sim_env.h"
 
+#include "sim/lockup_detector.h"
+
 namespace futexsim::sim {
 
 namespace {
@@ -43,6 +45,7 @@ constexpr unsigned decode_tail_cpu(std::uint32_t tail)
 void sim_env::spin_lock(spinlock_t& l)
 {
     ++kernel_task().preempt_count;
+    const spin_watch_scope watched(spins_, eng_, &l);  // the spinning-lock warning's record
     queued_spin_lock(l);
 }
 
@@ -50,6 +53,8 @@ void sim_env::spin_lock(spinlock_t& l)
 void sim_env::spin_unlock(spinlock_t& l)
 {
     queued_spin_unlock(l);
+    if (spins_)
+        spins_->released(eng_.current(), &l);
     --kernel_task().preempt_count;
 }
 

@@ -34,6 +34,12 @@ public:
     void call_rcu(unsigned cpu, std::function<void()> cb);
 
     unsigned long completed() const { return gp_.completed(); }
+    const char* name() const override { return "RCU"; }
+    // What the stall warning reads (sim/progress_watch.h): whether a grace
+    // period is under way, since when, and which CPUs it still waits for.
+    bool gp_active() const { return gp_.gp_active(); }
+    vtime gp_started_at() const { return gp_start_; }
+    bool cpu_holds_gp(unsigned cpu) const { return gp_.gp_active() && need_qs_[cpu]; }
     // Nothing queued, running or waiting to run.
     bool idle() const override;
     const std::vector<vtime>& gp_durations() const { return durations_; }

@@ -62,7 +62,12 @@ run_result simulate(const run_options& opt, const sim_options& sopt)
     std::unique_ptr<trace_writer> tracer;
     engine_config ecfg;
     ecfg.fast_paths = sopt.fast_paths;
+    // Declared before the process: the engine keeps it as a source until
+    // the process (and its engine) is gone.
+    std::optional<progress_watch> watch;
     sim_process proc(opt.mach, opt.seed, ecfg);
+    watch.emplace(proc.eng(), proc.rcu(), sopt.detectors);
+    proc.env().watch_spins(&watch->spins());
     if (sopt.strategy.kind != strategy_kind::fifo || !sopt.strategy.schedule.empty()) {
         strategy_options so = sopt.strategy;
         so.seed = stream_seed(opt.seed, streams::schedule);
@@ -195,7 +200,11 @@ run_result simulate(const run_options& opt, const sim_options& sopt)
         *sopt.counters = {eng.events_processed(), proc.cache().stats().misses, proc.cache().stats().hits};
     r.trace_hash = eng.trace_hash();
     r.warnings = proc.env().warnings;
-    if (r.interrupted)
+    const std::vector<std::string> detected = watch->warnings();
+    r.warnings.insert(r.warnings.end(), detected.begin(), detected.end());
+    if (watch->stopped())
+        r.warnings.push_back("stopped at the first warning (--fail-on-warning)");
+    else if (r.interrupted)
         r.warnings.push_back("interrupted by SIGINT");
     eng.set_observer(nullptr);
     if (tracer)

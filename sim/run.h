@@ -6,6 +6,7 @@
 
 #include "run/run_options.h"
 #include "run/run_result.h"
+#include "sim/progress_watch.h"
 #include "sim/schedule.h"
 
 namespace futexsim::sim {
@@ -33,6 +34,9 @@ struct sim_options {
     // Extrapolate a stationary run once its rate is known (sim/fast_forward.h);
     // false (--exact): simulate every operation. A traced run is always exact.
     bool fast_forward = true;
+    // The progress detectors' bounds (sim/progress_watch.h): their warnings
+    // go into the result's; with stop_at_first the first stops the run.
+    progress_limits detectors;
 };
 
 // Throws std::invalid_argument for options the workload cannot take.

@@ -24,6 +24,8 @@
 
 namespace futexsim::sim {
 
+class spin_watch;
+
 class sim_env {
 public:
     template <class T>
@@ -56,6 +58,9 @@ public:
     // Observers of the model's tracepoints and warnings.
     std::function<void(const model::trace_point&)> on_trace;
     std::vector<std::string> warnings;
+    // The spinning-lock warning's record of spinlocks (sim/lockup_detector.h);
+    // none by default.
+    void watch_spins(spin_watch* w) { spins_ = w; }
 
     // --- CPUs and the process ------------------------------------------
     unsigned smp_processor_id() const { return eng_.cpu(); }
@@ -447,6 +452,7 @@ private:
     };
     std::deque<user_line> user_memory_;
     std::uint64_t next_free_id_ = 0;
+    spin_watch* spins_ = nullptr;
 };
 
 }  // namespace futexsim::sim

@@ -70,7 +70,7 @@ check "--wake-threads" calibrate --wake-threads 0
 check "--stall-threads" calibrate --stall-threads 2000
 check "--out is required" probe
 check "--out '/nonexistent/m.json': cannot write" probe --out /nonexistent/m.json
-check "--out '/tmp': cannot write" probe --out /tmp
+check "--out '/tmp': is a directory, not a regular file" probe --out /tmp
 check "--pairs: '0'" probe --out /tmp/futexsim_errors_probe.json --pairs 0
 check "--batches: '-1'" probe --out /tmp/futexsim_errors_probe.json --batches -1
 check "--syscall-rounds: 'nan'" probe --out /tmp/futexsim_errors_probe.json --syscall-rounds nan

@@ -3,8 +3,11 @@
 files from a seed and runs each, asserting what the project promises for
 any input: exit status 0 or 2 (replay: 1 with a VIOLATION verdict), never a
 signal, never "internal error", one line on stderr for an error, and an end
-within a generous bound (a hang detector, not a speed check). The past
-failures in fuzz_regressions.txt run first, every time.
+within a generous bound (a hang detector, not a speed check). A sixth of
+the cases run with standard output (or output and error) a pipe whose
+reader has gone, as `futexsim ... | head -1` leaves it: then also exit
+status 141 (128 + SIGPIPE, by exit, not by the signal) with nothing on
+stderr. The past failures in fuzz_regressions.txt run first, every time.
 
   fuzz.py FUTEXSIM [--seed K] [--cases N] [--timeout S]
 
@@ -18,6 +21,7 @@ import json
 import os
 import random
 import shlex
+import socket
 import subprocess
 import sys
 import tempfile
@@ -81,7 +85,10 @@ HOSTILE = ["", "nan", "NaN", "inf", "-inf", "-1", "-0", "0", "1", "2", "1.5", "0
            "host", "fifo", "pct", "threads", "kernel", "sim", "/dev/null", "/nonexistent",
            # Issue 33: special files as every path, names that are not
            # UTF-8, values twice in a grid.
-           "/dev/zero", "/dev/full", "/tmp", "@TMP@/fifo", "@TMP@", os.fsdecode(b"@TMP@/m\xff\xfe.json"),
+           "/dev/zero", "/dev/full", "/tmp", "@TMP@/fifo", "@TMP@",
+           # Issue 32: more special files: a link to the FIFO, a procfs file
+           # (size 0, yet it has text), descriptors as paths, a socket.
+           "@TMP@/fifo-link", "/proc/self/status", "/dev/stdin", "/dev/stdout", "@TMP@/sock", os.fsdecode(b"@TMP@/m\xff\xfe.json"),
            "4,4", "auto,auto", "presize:512,presize:0512", "0-3;0-3", "off,off", "presize:2097152", "3/3"]
 
 # A valid machine file: one socket of two cores.
@@ -211,13 +218,28 @@ def edited(base_lines, code):
     return "".join((x if isinstance(x, str) else json.dumps(x)) + "\n" for x in l)
 
 
-def check(binary, args, machine_text, timeout, tmpdir, index):
+# How a case's output is connected: captured (None), or a pipe whose reader
+# has gone, for standard output ("stdout") or for both streams ("both").
+PIPE_MODES = ["stdout", "both"]
+
+
+def closed_pipe():
+    """The write end of a pipe whose read end is already closed."""
+    r, w = os.pipe()
+    os.close(r)
+    return w
+
+
+def check(binary, args, machine_text, timeout, tmpdir, index, pipe_mode=None):
     """None if futexsim kept its promises for this input, else why not."""
     # Each case in a folder of its own, with base.jsonl and a FIFO in it.
     case_dir = os.path.join(tmpdir, "case%d" % index)
     os.mkdir(case_dir)
     os.symlink(os.path.join(tmpdir, "base.jsonl"), os.path.join(case_dir, "base.jsonl"))
     os.mkfifo(os.path.join(case_dir, "fifo"))
+    os.symlink(os.path.join(case_dir, "fifo"), os.path.join(case_dir, "fifo-link"))
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.bind(os.path.join(case_dir, "sock"))
     argv = [a.replace("@TMP@", case_dir).replace("@XFFFE@", os.fsdecode(b"\xff\xfe")) for a in args]
     if machine_text is not None and argv and argv[0] in RESULT_RUN:
         path = os.path.join(case_dir, "result.jsonl")
@@ -234,15 +256,20 @@ def check(binary, args, machine_text, timeout, tmpdir, index):
         # The explorer abandons suspended fibers by design (docs/testing.md):
         # its heap is never freed, so replay runs without the leak checker.
         env["ASAN_OPTIONS"] = env.get("ASAN_OPTIONS", "") + ":detect_leaks=0"
+    out_fd = closed_pipe() if pipe_mode else subprocess.PIPE
     try:
-        p = subprocess.run([binary] + argv, stdin=subprocess.DEVNULL, capture_output=True, timeout=timeout,
-                           env=env)
+        p = subprocess.run([binary] + argv, stdin=subprocess.DEVNULL, stdout=out_fd,
+                           stderr=out_fd if pipe_mode == "both" else subprocess.PIPE, timeout=timeout, env=env)
     except subprocess.TimeoutExpired:
         return "still running after %g s (a hang?)" % timeout
+    finally:
+        sock.close()
+        if pipe_mode:
+            os.close(out_fd)
     # Under ASan the first fiber switch prints a warning: not futexsim's.
-    err = "".join(line for line in p.stderr.decode("utf-8", "replace").splitlines(True)
+    err = "".join(line for line in (p.stderr or b"").decode("utf-8", "replace").splitlines(True)
                   if "ASan doesn't fully support makecontext" not in line)
-    out = p.stdout.decode("utf-8", "replace")
+    out = (p.stdout or b"").decode("utf-8", "replace")
     if p.returncode < 0:
         return "killed by signal %d; stderr: %s" % (-p.returncode, err[-2000:])
     if "internal error" in err:
@@ -250,6 +277,12 @@ def check(binary, args, machine_text, timeout, tmpdir, index):
     ok_codes = {0, 2}
     if args and args[0] == "replay" and "VIOLATION" in out:
         ok_codes.add(1)
+    if pipe_mode:
+        ok_codes.add(141)  # a closed reader ends it quietly
+        if args and args[0] == "replay":
+            ok_codes.add(1)  # its verdict went into the closed pipe
+        if p.returncode == 141 and err:
+            return "exit 141 (closed reader) with text on stderr: %r" % err[:2000]
     if p.returncode not in ok_codes:
         return "exit status %d; stderr: %s" % (p.returncode, err.strip()[-2000:])
     if p.returncode == 2 and (err.count("\n") != 1 or not err.endswith("\n")):
@@ -297,6 +330,11 @@ def main():
         else:
             cases.append((mutate_args(rng, shlex.split(rng.choice(SEEDS))), None,
                           "seed %d case %d" % (opt.seed, n)))
+    # A sixth of the cases again, their output into a closed pipe; and every
+    # seed command line once so, unmutated (each must end quietly).
+    pipe_cases = [(a, m, o + ", closed reader", rng.choice(PIPE_MODES))
+                  for a, m, o in cases[len(regression_cases()):] if rng.random() < 1 / 6]
+    pipe_cases += [(shlex.split(c), None, "seed command, closed reader", "stdout") for c in SEEDS]
 
     with tempfile.TemporaryDirectory() as tmpdir:
         base = os.path.join(tmpdir, "base.jsonl")
@@ -304,27 +342,32 @@ def main():
                        stdin=subprocess.DEVNULL, capture_output=True)
         with open(base, encoding="utf-8") as f:
             base_lines = f.read().splitlines()
-        cases = [(a, edited(base_lines, m[1]) if isinstance(m, tuple) else m, o) for a, m, o in cases]
+        cases = [(a, edited(base_lines, m[1]) if isinstance(m, tuple) else m, o, None) for a, m, o in cases]
+        cases += [(a, edited(base_lines, m[1]) if isinstance(m, tuple) else m, o, mode)
+                  for a, m, o, mode in pipe_cases]
         for n in range(opt.cases // 6):
             text = mutate_result(rng, base_lines)
             origin = "seed %d result case %d" % (opt.seed, n)
-            cases.append((["report"], text, origin))
-            cases.append((shlex.split(BASE_SWEEP), text, origin))
+            cases.append((["report"], text, origin, None))
+            cases.append((shlex.split(BASE_SWEEP), text, origin, None))
         return run_cases(opt, cases, tmpdir)
 
 
 def run_cases(opt, cases, tmpdir):
     failures = 0
     with concurrent.futures.ThreadPoolExecutor(opt.jobs) as pool:
-        verdicts = pool.map(lambda n: check(opt.binary, cases[n][0], cases[n][1], opt.timeout, tmpdir, n),
+        verdicts = pool.map(lambda n: check(opt.binary, cases[n][0], cases[n][1], opt.timeout, tmpdir, n,
+                                            cases[n][3]),
                             range(len(cases)))
-        for (args, machine_text, origin), why in zip(cases, verdicts):
+        for (args, machine_text, origin, pipe_mode), why in zip(cases, verdicts):
             if why is None:
                 continue
             failures += 1
             result = args and args[0] in RESULT_RUN
             extra = (["result.jsonl"] if args[0] == "report" else ["--out", "result.jsonl"]) if result else ["machine.json"]
             cmd = shlex.join([opt.binary] + args + (extra if machine_text is not None else []))
+            if pipe_mode:
+                cmd += (" 2>&1" if pipe_mode == "both" else "") + " | true"
             print("FAIL (%s): %s\n  replay: %s" % (origin, why, cmd))
             if machine_text is not None:
                 print("  %s: %s" % (extra[-1], machine_text[:3000]))

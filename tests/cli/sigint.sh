@@ -6,6 +6,7 @@
 #   sigint.sh FUTEXSIM real   the real backends (their threads: also under TSan)
 #   sigint.sh FUTEXSIM sim    the simulator, replay and calibrate (fibers on
 #                             one thread, which TSan cannot follow)
+#   sigint.sh FUTEXSIM-MUTANTS mutants   futexsim-mutants' replay
 set -u
 bin="$1"
 which="$2"
@@ -59,6 +60,11 @@ interrupt() {
     rm -f "$out"
 }
 
+if [ "$which" = mutants ]; then
+    interrupt "futexsim-mutants replay" sleep:1 'interrupted by SIGINT: no verdict' \
+        replay --policy mutant-eager-install --case 'C.K0:1*/K1:1*' --steps 10000000 --liveness none --quiet
+    exit $fail
+fi
 if [ "$which" = real ]; then
 for backend in threads kernel; do
     interrupt "$backend run" threads:9 '"interrupted":true' run --backend "$backend" --threads 8 --seconds 30 --json
@@ -78,6 +84,13 @@ interrupt "sim run, early SIGINT" handler '' run --threads 96 --seconds 3600
 # no run interrupted to report) or after the last; exact, it lands in the
 # first.
 interrupt "sim runs" sleep:1 'WARNING(interrupted by SIGINT)' run --threads 8 --seconds 3600 --runs 3 --exact
+# Runs of about a millisecond each: the SIGINT lands in one (its line says
+# so) or between two ("interrupted by SIGINT before run K of N"); never
+# silent either way.
+for delay in 0.3 0.6 0.9; do
+    interrupt "sim runs, SIGINT in or between runs ($delay s)" sleep:$delay 'interrupted by SIGINT' \
+        run --threads 1 --seconds 0.001 --runs 100000
+done
 # replay: the trace so far, no verdict.
 interrupt "replay" sleep:1 'interrupted by SIGINT: no verdict' \
     replay --case 'C.K0:1*/K1:1*' --steps 10000000 --liveness none --quiet

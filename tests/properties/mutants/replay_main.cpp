@@ -8,9 +8,13 @@
 #include <cstdio>
 
 #include "cli/commands.h"
+#include "run/stop_signal.h"
 
 int main(int argc, char** argv)
 {
+    // As futexsim's main(): SIGINT stops a replay between two steps, with
+    // the trace so far printed (exit status 130), instead of killing it.
+    futexsim::install_sigint_handler();
     CLI::App app{"futexsim-mutants: `futexsim replay` with the test-only mutants (docs/testing.md)"};
     app.require_subcommand(1);
     futexsim::cli::register_replay(app);
@@ -23,7 +27,11 @@ int main(int argc, char** argv)
         return 2;
     }
     try {
-        return futexsim::cli::run_selected(app);
+        const int status = futexsim::cli::run_selected(app);
+        return status == 0 && futexsim::sigint_received() ? futexsim::cli::interrupted_status : status;
+    } catch (const futexsim::cli::interrupted& e) {
+        fmt::print(stderr, "futexsim-mutants: interrupted: {}\n", e.what());
+        return futexsim::cli::interrupted_status;
     } catch (const futexsim::cli::usage_error& e) {
         fmt::print(stderr, "futexsim-mutants: error: {}\n", e.what());
         return 2;

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <limits>
 #include <map>
 #include <memory>
@@ -113,8 +114,17 @@ int run(selftests_args& a)
                 line += fmt::format(" longest={:.1f}us", static_cast<double>(c.longest_ns) / 1000);
             print_line(line);
         }
-        if (sigint_received())
+        if (sigint_received()) {
+            // Say where it stopped: the header's runs= is what was asked for.
+            const auto next = std::find(policies.begin(), policies.end(), policy) + 1;
+            const unsigned done = cases.empty() ? 0 : cases.front().runs;
+            std::string rest;
+            for (auto p = next; p != policies.end(); ++p)
+                rest += (rest.empty() ? "" : ", ") + *p;
+            fmt::print(stderr, "futexsim: selftests interrupted by SIGINT: policy {} ran {} of {} runs; not run: {}\n",
+                       policy, done, a.runs, rest.empty() ? "none" : rest);
             return interrupted_status;
+        }
     }
     return 0;
 }

@@ -96,4 +96,7 @@ interrupt "replay" sleep:1 'interrupted by SIGINT: no verdict' \
     replay --case 'C.K0:1*/K1:1*' --steps 10000000 --liveness none --quiet
 # calibrate: the rows measured before it.
 interrupt "calibrate" sleep:1 'interrupted by SIGINT: the rows above' calibrate --seconds 2 --slot-threads 1
+# selftests: where it stopped, and the policies it never reached.
+interrupt "selftests" sleep:1 'selftests interrupted by SIGINT: policy stock ran [0-9]* of 10000 runs; not run: wait-for-new, rwsem-gate' \
+    selftests --runs 10000
 exit $fail

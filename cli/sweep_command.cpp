@@ -39,6 +39,16 @@ namespace futexsim::cli {
 
 namespace {
 
+// Where the child's "the run warned" line starts in its stderr, or npos: at
+// the start of any line, as a sanitizer may write a line of its own first.
+std::size_t warned_line(const std::string& err)
+{
+    if (err.rfind(fail_on_warning_prefix, 0) == 0)
+        return 0;
+    const std::size_t at = err.find("\n" + std::string(fail_on_warning_prefix));
+    return at == std::string::npos ? at : at + 1;
+}
+
 struct sweep_args {
     std::string machines = "xeon-6975p-snc3", machine_files, policies = "stock", workloads = "wake-nowaiters";
     std::string kernels = "v6.17", threads = "96", ramp_ms = "0", arms = "auto", cpus, prechecks = "off";
@@ -355,10 +365,12 @@ int sweep(sweep_args& a)
                     failure = fmt::format("--out {}: write failed", a.out);
                 finished++;
                 per_cell[run_index / g.runs]++;
-            } else if (g.fail_on_warning && r.status == 1 && r.err.rfind(fail_on_warning_prefix, 0) == 0) {
-                if (!warned)
+            } else if (const std::size_t at = warned_line(r.err); g.fail_on_warning && r.status == 1 && at != std::string::npos) {
+                if (!warned) {
+                    const std::size_t from = at + fail_on_warning_prefix.size();
                     warned = fmt::format("run {} ({}) warned: {}", run_index, fmt::join(run_arguments(g, run_index), " "),
-                                         r.err.substr(fail_on_warning_prefix.size(), r.err.find('\n') - fail_on_warning_prefix.size()));
+                                         r.err.substr(from, r.err.find('\n', from) - from));
+                }
             } else if (r.status != interrupted_status && !sigint_received() && !failure && !warned) {
                 const std::string err = r.err.substr(0, r.err.find('\n'));
                 failure = fmt::format("run {} ({}) failed with status {}: {}", run_index,

@@ -8,6 +8,9 @@ bin="$1"
 fail=0
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
+# quiet FILE: FILE holds nothing but ASan's notice about fibers (the ASan
+# build prints it from every process that switches contexts).
+quiet() { ! grep -v "WARNING: ASan doesn.t fully support makecontext/swapcontext" "$1" | grep -q .; }
 # closed NAME COMMAND...: COMMAND's stdout into `head -1`, which stops
 # reading after one line; the command must end with 141 (or 0 when all it
 # printed fitted in the pipe first) and nothing on stderr.
@@ -15,7 +18,7 @@ closed() {
     local name="$1"; shift
     timeout 120 "$bin" "$@" 2>"$dir/err" | head -1 >/dev/null
     local rc=${PIPESTATUS[0]}
-    if { [ "$rc" -eq 141 ] || [ "$rc" -eq 0 ]; } && [ ! -s "$dir/err" ]; then
+    if { [ "$rc" -eq 141 ] || [ "$rc" -eq 0 ]; } && quiet "$dir/err"; then
         echo "ok: $name | head -1: exit $rc, nothing on stderr"
     else
         echo "FAIL: $name | head -1: exit $rc, stderr: $(head -c 500 "$dir/err")"; fail=1
@@ -30,7 +33,7 @@ closed "report --format json" report --format json "$dir/s.jsonl" "$dir/s.jsonl"
 closed "demo" demo --cpus 16 --threads 8
 # Where the pipe is sure to be closed before the first write, the status is 141.
 rc=$( { timeout 60 "$bin" run --threads 1 --seconds 0.001 --runs 3 2>"$dir/err"; echo $? >"$dir/rc"; } | true; cat "$dir/rc")
-[ "$rc" -eq 141 ] && [ ! -s "$dir/err" ] && echo "ok: a reader gone before the first line: exit 141" ||
+[ "$rc" -eq 141 ] && quiet "$dir/err" && echo "ok: a reader gone before the first line: exit 141" ||
     { echo "FAIL: a reader gone before the first line: exit $rc, $(cat "$dir/err")"; fail=1; }
 
 mkfifo "$dir/fifo"

@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <atomic>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -59,7 +60,10 @@ TEST_CASE("threads backend: sleeping waiters are woken and every thread is joine
         const run_result r = real::run_real(o, real::backend::threads);
         INFO(w);
         CHECK(r.ops > 0);
-        CHECK(r.warnings.empty());
+        // A window that ends before the slow host (TSan) has created every
+        // thread is said, and is no failure of waking or joining.
+        for (const std::string& warning : r.warnings)
+            CHECK(warning.rfind("the window ended with ", 0) == 0);
     }
 }
 

@@ -100,7 +100,8 @@ int run(selftests_args& a)
     print_line(fmt::format("machine={} cpus={} hz={} kernel={} runs={} seeds={}-{}",
                            m.name.empty() ? a.machine_file : m.name, m.num_cpus(), m.hz, a.kernel, a.runs, a.seed,
                            a.seed + a.runs - 1));
-    for (const auto& policy : policies) {
+    for (std::size_t pi = 0; pi < policies.size(); pi++) {
+        const std::string& policy = policies[pi];
         sim::selftest_options opt;
         opt.policy = policy;
         opt.kernel = *kernel;
@@ -116,13 +117,10 @@ int run(selftests_args& a)
         }
         if (sigint_received()) {
             // Say where it stopped: the header's runs= is what was asked for.
-            const auto next = std::find(policies.begin(), policies.end(), policy) + 1;
-            const unsigned done = cases.empty() ? 0 : cases.front().runs;
-            std::string rest;
-            for (auto p = next; p != policies.end(); ++p)
-                rest += (rest.empty() ? "" : ", ") + *p;
+            const std::vector<std::string> rest(policies.begin() + static_cast<std::ptrdiff_t>(pi) + 1, policies.end());
             fmt::print(stderr, "futexsim: selftests interrupted by SIGINT: policy {} ran {} of {} runs; not run: {}\n",
-                       policy, done, a.runs, rest.empty() ? "none" : rest);
+                       policy, cases.empty() ? 0 : cases.front().runs, a.runs,
+                       rest.empty() ? "none" : fmt::format("{}", fmt::join(rest, ", ")));
             return interrupted_status;
         }
     }

@@ -7,9 +7,8 @@
 // waiter waits for the queue ahead of it, never for the luck of a race.
 #include <cstdint>
 
-#include "sim/sim_env.h"
-
 #include "sim/lockup_detector.h"
+#include "sim/sim_env.h"
 
 namespace futexsim::sim {
 
@@ -38,6 +37,22 @@ constexpr unsigned decode_tail_cpu(std::uint32_t tail)
 {
     return (tail >> q_tail_cpu_offset) - 1;
 }
+
+// The node's claim: `node->count++` on the way in, and `release:`'s
+// __this_cpu_dec(qnodes[0].mcs.count) on every way out.
+class node_claim {
+public:
+    explicit node_claim(int& count) : count_(count), idx(count_++) {}
+    ~node_claim() { --count_; }
+    node_claim(const node_claim&) = delete;
+    node_claim& operator=(const node_claim&) = delete;
+
+private:
+    int& count_;
+
+public:
+    const int idx;
+};
 
 }  // namespace
 
@@ -164,23 +179,20 @@ void sim_env::queued_spin_lock_slowpath(spinlock_t& l, std::uint32_t val)
     // queue:
     const unsigned cpu = smp_processor_id();
     qnode& node = qnodes_[cpu];
-    const int idx = node.count++;
-    const std::uint32_t tail = encode_tail(cpu, idx);
-    if (idx >= q_max_nodes) {
+    const node_claim claim(node.count);
+    const std::uint32_t tail = encode_tail(cpu, claim.idx);
+    if (claim.idx >= q_max_nodes) {
         // No node left: spin on the lock word itself.
         while (!queued_spin_trylock(l))
             smp_cond_load_acquire(l.val, [](std::uint32_t v) { return v == 0; });
-        --node.count;
         return;
     }
     atomic_set(node.locked, 0);
     atomic_set(node.next, 0u);
 
     // A cold node line touched: one more trylock before queueing.
-    if (queued_spin_trylock(l)) {
-        --node.count;
+    if (queued_spin_trylock(l))
         return;
-    }
 
     // Publish the tail; link behind the previous tail and wait to be head.
     const std::uint32_t old = xchg_tail(l, tail);
@@ -196,19 +208,14 @@ void sim_env::queued_spin_lock_slowpath(spinlock_t& l, std::uint32_t val)
     val = smp_cond_load_acquire(l.val, [](std::uint32_t v) { return (v & q_locked_pending_mask) == 0; });
 
     // Claim the lock; clear the tail too if nobody queued behind us.
-    if ((val & q_tail_mask) == tail) {
-        if (atomic_try_cmpxchg(l.val, val, q_locked_val)) {
-            --node.count;
-            return;
-        }
-    }
+    if ((val & q_tail_mask) == tail && atomic_try_cmpxchg(l.val, val, q_locked_val))
+        return;  // nobody queued behind us
     set_locked(l);
 
     // Hand the MCS lock to the next waiter, once it has linked itself in.
     if (!next)
         next = smp_cond_load_acquire(node.next, [](std::uint32_t v) { return v != 0; });
     smp_store_release(qnodes_[next - 1].locked, 1);  // arch_mcs_spin_unlock_contended()
-    --node.count;
 }
 
 }  // namespace futexsim::sim

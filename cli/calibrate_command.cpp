@@ -34,7 +34,7 @@ void register_calibrate(CLI::App& app)
                 "threads, wake-nowaiters throughput, SET_SLOTS blocking (median, p90); then one FUTEX_WAKE\n"
                 "real against simulated and CONFIG_HZ, the suggested syscall entry+exit, and the system-call\n"
                 "split (a futex() call with an invalid op against a FUTEX_WAKE with nobody waiting, the\n"
-                "entry+exit and kernel_step_ns derived from it against the host preset's).\n"
+                "entry+exit and kernel_cpi derived from it against the host preset's).\n"
                 "SIGINT ends it after the rows measured so far, which it prints; exit status 130.\n"
                 "docs/calibration.md records this machine's table and what it taught the host preset.");
     add_command(sub, [opt] {

@@ -56,28 +56,29 @@ int run_probe_command(const probe_args& a)
         return interrupted_status;
     }
     probe::probed_machine pm = probe::machine_from_probe(r, load_machine_preset("host"));
-    // Entry + exit and kernel_step_ns: the split, through the simulator.
+    // Entry + exit and kernel_cpi: the split, through the simulator.
     const probe::summary& path = probe::futex_path(r.split);
     if (path.n > 0 && r.split.invalid_op.n > 0) {
         const compare::split_values v = compare::values_from_split(pm.m, r.split);
-        const auto& d = v.step;
+        const auto& d = v.cpi;
         pm.m.syscall_entry_ns = v.entry_exit_ns / 2;
         pm.m.syscall_exit_ns = v.entry_exit_ns / 2;
-        pm.m.kernel_step_ns = std::max(0.0, d.kernel_step_ns);
+        pm.m.kernel_cpi = std::max(0.0, d.kernel_cpi);
         pm.sources["syscall_entry_ns"] = fmt::format(
             "measured: futexsim probe, half of a futex() call with an invalid op ({:.1f} ns, the median of {} rounds "
             "of {} calls, kernel {}) less the {} ns the model's wake loop spends in user mode",
             r.split.invalid_op.median, r.split.invalid_op.n, r.split.calls, r.split.kernel, wake_loop_user_ns);
         pm.sources["syscall_exit_ns"] = "measured: futexsim probe, as syscall_entry_ns";
-        pm.sources["kernel_step_ns"] = fmt::format(
+        pm.sources["kernel_cpi"] = fmt::format(
             "measured: futexsim probe, the futex path of one FUTEX_WAKE_PRIVATE with nobody waiting ({:.1f} ns: "
-            "the call less an invalid-op futex() call, paired per round, {} hash) spread over the model's {:.2f} "
-            "kernel steps after its fixed {:.1f} ns (two simulations){}",
-            path.median, r.split.have_private_hash ? "private" : "global", d.steps, d.fixed_ns,
-            d.kernel_step_ns < 0 ? "; the path measured is shorter than the fixed part, so 0" : "");
-        std::cout << fmt::format("entry+exit {:.1f} ns; kernel_step_ns {:.2f}: the model's FUTEX_WAKE is {:.1f} ns + "
-                                 "entry/exit + {:.2f} steps; the path measured is {:.1f} ns\n",
-                                 v.entry_exit_ns, pm.m.kernel_step_ns, d.fixed_ns, d.steps, path.median);
+            "the call less an invalid-op futex() call, paired per round, {} hash, kernel {}) over the model's "
+            "{:.2f} ns per cycle per instruction (the instructions counted in the compiled 7.2.13 at {:.2f} GHz) "
+            "after its fixed {:.1f} ns (two simulations){}",
+            path.median, r.split.have_private_hash ? "private" : "global", r.split.kernel, d.ns_per_cpi,
+            pm.m.core_ghz, d.fixed_ns, d.kernel_cpi < 0 ? "; the path measured is shorter than the fixed part, so 0" : "");
+        std::cout << fmt::format("entry+exit {:.1f} ns; kernel_cpi {:.2f}: the model's FUTEX_WAKE is {:.1f} ns + "
+                                 "entry/exit + {:.2f} ns per CPI; the path measured is {:.1f} ns\n",
+                                 v.entry_exit_ns, pm.m.kernel_cpi, d.fixed_ns, d.ns_per_cpi, path.median);
     }
     const std::string text = machine_file_json(pm.m, pm.shape, pm.sources);
     errno = 0;
@@ -100,7 +101,7 @@ void register_probe(CLI::App& app)
         "probe", "Measure this machine into a machine file for `run --machine-file`: the topology from sysfs, "
                  "one-way cache-line transfer latency per pair class (SMT sibling, same LLC, other LLC, other node, "
                  "other socket) by ping-pong between pinned threads, a locked RMW, and the system-call split "
-                 "(entry + exit against the futex path), which gives kernel_step_ns");
+                 "(entry + exit against the futex path), which gives the kernel's cycles per instruction (kernel_cpi)");
     sub->add_option("--out", a->out, "The machine file to write (JSON, docs/simulator.md)")->required();
     sub->add_option("--pairs", a->opt.pairs_per_class,
                     "CPU pairs measured per class at most, spread over the machine")
@@ -116,7 +117,7 @@ void register_probe(CLI::App& app)
                     "Rounds of the system-call split (each: one batch of every row)")
         ->transform(whole_number(11, 100000))
         ->capture_default_str();
-    sub->footer("Prints: the system-call split's entry+exit and kernel_step_ns, then 'wrote FILE'; the machine\n"
+    sub->footer("Prints: the system-call split's entry+exit and kernel_cpi, then 'wrote FILE'; the machine\n"
                 "file holds the topology, each measured figure and its source. "
                 "Takes a few seconds per pair class; run it on a quiet machine (docs/probe.md: the method and "
                 "its error). SIGINT stops it with what was measured printed and no file written; exit status 130.");

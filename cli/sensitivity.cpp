@@ -16,20 +16,23 @@ const std::vector<sensitivity_param>& sensitivity_params()
     // there is one (docs/simulator.md, "kind"; docs/calibration.md), else
     // half and twice the preset's value, said so.
     static const std::vector<sensitivity_param> params = {
-        {"kernel_step_ns", 3, 17,
-         "fitted: 3 before the fit of 08a45c4; 17, the system-call split measured by `futexsim calibrate` "
-         "carried to the Xeon (an upper bound, docs/calibration.md)"},
-        {"syscall_ns", 10, 40,
-         "fitted (entry and exit each): 40, the value before the fit; 10, about what the measured split "
-         "leaves (docs/calibration.md)"},
+        {"kernel_cpi", 0.5, 2.0,
+         "measured 1.48 on a Zen 5 host (docs/probe.md), assumed for the other cores; 0.5, an IPC of 2, which "
+         "is about what the Xeon's presized reproducer 1 (91 ns a call over 470 counted instructions at "
+         "3.9 GHz) allows at most; 2.0, the upper end of an Intel VM's measurement; the range also stands for "
+         "the core clock under load (an instruction costs kernel_cpi / core_ghz)"},
+        {"syscall_insn_cycles", 50, 200,
+         "assumed: the mode-switch instructions themselves (syscall + sysretq, svc + eret), half and twice "
+         "the preset's 100 cycles"},
         {"lock_hold_ns", 1, 5, "assumed: 5 before a77271b (no reason recorded); 1, a single cycle's worth"},
         {"snoop_leg_fraction", 0.25, 0.75, "assumed: half of the one-way latency, +/- half of that"},
         {"timing_jitter", 0.15, 0.6, "assumed: half and twice the preset's"},
         {"context_switch_ns", 750, 3000, "assumed: half and twice the preset's"},
         {"hz", 250, 1000, "assumed: the two HZ values distributions ship"},
         {"modified_read", 0, 1,
-         "assumed for Intel: 0 = share (MESI as textbooks give it: a load then a cmpxchg moves the line twice), "
-         "1 = migrate (one transfer, as `futexsim probe` measured on an AMD EPYC host, docs/probe.md)",
+         "measured migrate by `futexsim probe` on AMD (Zen 5) and two Intel cores (docs/probe.md); varied to "
+         "its other rule: 0 = share (MESI as textbooks give it: a load then a cmpxchg moves the line twice), "
+         "1 = migrate (one transfer)",
          words_of(modified_read_words)},
     };
     return params;
@@ -47,8 +50,6 @@ namespace {
 
 std::vector<std::string> fields_of(const sensitivity_param& p)
 {
-    if (p.name == "syscall_ns")
-        return {"syscall_entry_ns", "syscall_exit_ns"};
     return {p.name};
 }
 

@@ -42,13 +42,14 @@ run_options wake_run(const machine& host, unsigned threads, double seconds)
 }
 
 // ns per FUTEX_WAKE of one simulated thread, steady state.
-double simulated_wake_ns(const machine& base, double syscall_ns, double step_ns)
+double simulated_wake_ns(const machine& base, double syscall_ns, double cpi)
 {
     machine m = base;
     m.timing_jitter = 0;
+    m.kernel_sites_cpu.clear();  // entry and exit as given
     m.syscall_entry_ns = syscall_ns / 2;
     m.syscall_exit_ns = syscall_ns / 2;
-    m.kernel_step_ns = step_ns;
+    m.kernel_cpi = cpi;
     run_options o = wake_run(m, 1, 0.05);
     o.interval_ms = 10;
     const run_result r = sim::simulate(o);
@@ -64,19 +65,20 @@ split_values values_from_split(const machine& m, const probe::syscall_split& s)
     split_values v;
     const double user = static_cast<double>(wake_loop_user_ns);
     v.entry_exit_ns = std::max(0.0, s.invalid_op.median - user);
-    v.step = derive_kernel_step(m, v.entry_exit_ns, v.entry_exit_ns + user + probe::futex_path(s).median);
+    v.cpi = derive_kernel_cpi(m, v.entry_exit_ns, v.entry_exit_ns + user + probe::futex_path(s).median);
     return v;
 }
 
-calibration_report::step_derivation derive_kernel_step(const machine& m, double syscall_ns, double wake_ns)
+calibration_report::cpi_derivation derive_kernel_cpi(const machine& m, double syscall_ns, double wake_ns)
 {
-    calibration_report::step_derivation d;
-    // Whole nanoseconds, so that both runs charge exactly what they say.
+    calibration_report::cpi_derivation d;
+    // At 4 cycles per instruction the whole-nanosecond rounding of the
+    // segments is a small part of the slope.
     const double at0 = simulated_wake_ns(m, 0, 0);
-    const double at10 = simulated_wake_ns(m, 0, 10);
+    const double at4 = simulated_wake_ns(m, 0, 4);
     d.fixed_ns = at0;
-    d.steps = (at10 - at0) / 10;
-    d.kernel_step_ns = d.steps > 0 ? (wake_ns - syscall_ns - d.fixed_ns) / d.steps : 0;
+    d.ns_per_cpi = (at4 - at0) / 4;
+    d.kernel_cpi = d.ns_per_cpi > 0 ? (wake_ns - syscall_ns - d.fixed_ns) / d.ns_per_cpi : 0;
     return d;
 }
 
@@ -86,7 +88,8 @@ calibration_report calibrate(const calibration_options& opt, const machine& host
     rep.hz = host.hz;
     rep.host_syscall_entry_ns = host.syscall_entry_ns;
     rep.host_syscall_exit_ns = host.syscall_exit_ns;
-    rep.host_kernel_step_ns = host.kernel_step_ns;
+    rep.host_kernel_cpi = host.kernel_cpi;
+    rep.host_ghz = host.core_ghz;
     rep.have_prctl = real::kernel_has_futex_hash_prctl();
 
     // SIGINT: checked after each measurement; the row it cut short is
@@ -95,14 +98,14 @@ calibration_report calibrate(const calibration_options& opt, const machine& host
 
     // First, on a machine still quiet of our own runs: what a system call
     // costs against what the futex path adds, and what that makes of the
-    // host's entry + exit and kernel_step_ns.
+    // host's entry + exit and kernel_cpi.
     rep.ghz = probe::core_ghz().median;
     rep.split = probe::measure_syscall_split(opt.split_rounds, opt.split_calls);
     if (stop())
         return rep;
     const split_values v = values_from_split(host, rep.split);
     rep.split_syscall_ns = v.entry_exit_ns;
-    rep.split_step = v.step;
+    rep.split_cpi = v.cpi;
     if (stop())
         return rep;
     // One run on each side, or nothing once SIGINT came.
@@ -184,12 +187,13 @@ std::string calibration_table(const calibration_report& r)
                        r.suggested_syscall_ns);
     if (r.split.rounds > 0) {
         out += probe::split_table(r.split, r.ghz);
-        const auto& d = r.split_step;
+        const auto& d = r.split_cpi;
         out += fmt::format("  from the split: entry+exit {:.0f} ns (the invalid op less the model's 2 ns user loop); "
-                           "the model's FUTEX_WAKE is {:.1f} ns + entry/exit + {:.2f} kernel steps, so the path "
-                           "measured gives kernel_step_ns {:.1f} (host preset: {:.0f} + {:.0f} ns and {:.1f})\n",
-                           r.split_syscall_ns, d.fixed_ns, d.steps, d.kernel_step_ns, r.host_syscall_entry_ns,
-                           r.host_syscall_exit_ns, r.host_kernel_step_ns);
+                           "the model's FUTEX_WAKE is {:.1f} ns + entry/exit + {:.2f} ns per cycle per instruction "
+                           "(7.2.13's counted instructions at {:.2f} GHz), so the path measured gives kernel_cpi "
+                           "{:.2f} (host preset: {:.0f} + {:.0f} ns and {:.2f})\n",
+                           r.split_syscall_ns, d.fixed_ns, d.ns_per_cpi, r.host_ghz, d.kernel_cpi,
+                           r.host_syscall_entry_ns, r.host_syscall_exit_ns, r.host_kernel_cpi);
     }
     return out;
 }

@@ -35,16 +35,17 @@ struct calibration_report {
     double suggested_syscall_ns = 0;  // entry + exit that would make them agree
     unsigned hz = 0;                  // CONFIG_HZ the preset read
     // The system-call split (probe/measure.h), measured first, and what it
-    // gives the host machine: entry + exit and kernel_step_ns.
+    // gives the host machine: entry + exit and kernel_cpi.
     probe::syscall_split split;
     double ghz = 0;  // the core clock measured beside it
+    double host_ghz = 0;  // the host preset's core_ghz, which the derivation runs at
     double split_syscall_ns = 0;  // entry + exit from the split
-    double host_syscall_entry_ns = 0, host_syscall_exit_ns = 0, host_kernel_step_ns = 0;  // the preset's
-    struct step_derivation {
-        double fixed_ns = 0;      // the model's one-thread FUTEX_WAKE with no syscall cost and no kernel step
-        double steps = 0;         // kernel steps per FUTEX_WAKE in the model
-        double kernel_step_ns = 0;  // the step at which the model's FUTEX_WAKE costs what was measured
-    } split_step;
+    double host_syscall_entry_ns = 0, host_syscall_exit_ns = 0, host_kernel_cpi = 0;  // the preset's
+    struct cpi_derivation {
+        double fixed_ns = 0;    // the model's one-thread FUTEX_WAKE with no syscall cost and kernel_cpi 0
+        double ns_per_cpi = 0;  // what each cycle per instruction adds: the counted instructions / core_ghz
+        double kernel_cpi = 0;  // the CPI at which the model's FUTEX_WAKE costs what was measured
+    } split_cpi;
     bool have_prctl = false;
     // SIGINT came: `rows` are those measured before it (the row it cut
     // short is left out).
@@ -57,23 +58,23 @@ calibration_report calibrate(const calibration_options& opt, const machine& host
 
 std::string calibration_table(const calibration_report& r);
 
-// The kernel_step_ns at which the simulator's one-thread FUTEX_WAKE with
-// nobody waiting (wake-nowaiters) on machine `m`, with system-call entry +
-// exit `syscall_ns`, costs `wake_ns`: two short simulations with the
-// timing jitter off give that cost as fixed_ns + syscall_ns + steps x
-// kernel_step_ns (the model charges whole nanoseconds, so a step is
-// rounded down when simulated). Negative if the path measured is shorter
-// than the model's fixed part.
-calibration_report::step_derivation derive_kernel_step(const machine& m, double syscall_ns, double wake_ns);
+// The kernel_cpi at which the simulator's one-thread FUTEX_WAKE with
+// nobody waiting (wake-nowaiters) on machine `m` (at its core_ghz), with
+// system-call entry + exit `syscall_ns`, costs `wake_ns`: two short
+// simulations with the timing jitter off give that cost as fixed_ns +
+// syscall_ns + ns_per_cpi x kernel_cpi, the instructions counted in the
+// compiled 7.2.13 between the model's accesses (sim/site_costs.h).
+// Negative if the path measured is shorter than the model's fixed part.
+calibration_report::cpi_derivation derive_kernel_cpi(const machine& m, double syscall_ns, double wake_ns);
 
 // What a split gives a machine: entry + exit, the invalid-op call less
 // the time the model's wake loop spends in user mode (wake_loop_user_ns),
-// and the kernel step at which the model's one-thread FUTEX_WAKE costs the
-// measured one (derive_kernel_step(), on `m`). The futex path is the
+// and the kernel_cpi at which the model's one-thread FUTEX_WAKE costs the
+// measured one (derive_kernel_cpi(), on `m`). The futex path is the
 // private hash's where the kernel has one, else the global hash's.
 struct split_values {
     double entry_exit_ns = 0;
-    calibration_report::step_derivation step;
+    calibration_report::cpi_derivation cpi;
 };
 split_values values_from_split(const machine& m, const probe::syscall_split& s);
 

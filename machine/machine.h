@@ -106,15 +106,28 @@ struct machine {
     double snoop_leg_fraction = 0.5; // share of a transfer spent by the next request's snoop
                                    // reaching the holder (which keeps the line meanwhile)
     double timing_jitter = 0.3;    // +/- share of random variation of syscall entry/exit
-    double kernel_step_ns = 10;    // instructions between two shared-memory operations
     double full_barrier_ns = 7;    // smp_mb(): x86 `lock addl` on the stack, arm64 `dmb ish`
 
     unsigned hz = 1000;            // CONFIG_HZ: the scheduler tick
     bool rcu_preemptible = true;   // CONFIG_PREEMPT_RCU (PREEMPT_DYNAMIC kernels)
     bool preempt_full = false;     // preempt=full; distributions boot preempt=voluntary
     unsigned rcu_fqs_jiffies = 3;  // jiffies_till_first_fqs / next_fqs (kernel_default_fqs_jiffies())
-    double syscall_entry_ns = 22;  // user -> kernel
-    double syscall_exit_ns = 22;   // kernel -> user
+    // The kernel's own instructions: each segment between two of the model's
+    // accesses costs its instructions counted in the compiled 7.2.13
+    // (machine/kernel_sites.h) times kernel_cpi / core_ghz.
+    double core_ghz = 3.0;         // the core clock the kernel runs at
+    double kernel_cpi = 1.0;       // cycles per instruction on the kernel's futex paths
+    // The system call's entry and exit. With kernel_sites_cpu set (the
+    // presets), they are that CPU's counted, boot-patched entry and exit
+    // paths at kernel_cpi plus syscall_insn_cycles, the mode-switch
+    // instructions themselves (syscall + sysretq, svc + eret); without it,
+    // syscall_entry_ns and syscall_exit_ns as given (a host's measured split).
+    std::string kernel_sites_cpu;
+    double syscall_insn_cycles = 100;
+    unsigned syscall_entry_instructions = 0;  // kernel_sites_cpu's, filled by the parser
+    unsigned syscall_exit_instructions = 0;
+    double syscall_entry_ns = 22;  // user -> kernel, without kernel_sites_cpu
+    double syscall_exit_ns = 22;   // kernel -> user, without kernel_sites_cpu
     double clone_ns = 25000;       // pthread_create(): clone() and thread start
     double thread_exit_ns = 10000; // do_exit() until mm_release() clears the tid
     double context_switch_ns = 1500;
@@ -123,6 +136,21 @@ struct machine {
     std::vector<idle_state> idle_states;
 
     unsigned num_cpus() const { return static_cast<unsigned>(cpus.size()); }
+    // The time one of the kernel's instructions takes, on average.
+    double ns_per_instruction() const { return core_ghz > 0 ? kernel_cpi / core_ghz : 0; }
+    // What the simulator charges for a system call's entry and exit.
+    double syscall_entry_cost_ns() const
+    {
+        if (kernel_sites_cpu.empty())
+            return syscall_entry_ns;
+        return syscall_entry_instructions * ns_per_instruction() + syscall_insn_cycles / 2 / core_ghz;
+    }
+    double syscall_exit_cost_ns() const
+    {
+        if (kernel_sites_cpu.empty())
+            return syscall_exit_ns;
+        return syscall_exit_instructions * ns_per_instruction() + syscall_insn_cycles / 2 / core_ghz;
+    }
     unsigned num_nodes() const;
     // Transfer latency of a line from CPU a's cache to CPU b's. Inline: the
     // simulator asks on every cache-line service.

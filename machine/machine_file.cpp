@@ -11,6 +11,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "machine/kernel_sites.h"
 #include "machine/machine.h"
 
 namespace futexsim {
@@ -115,7 +116,8 @@ void check_fields(const nlohmann::json& j, const std::string& what, const std::s
 
 const std::set<std::string> machine_file_fields = {
     "name", "description", "arch", "arbitration", "modified_read", "topology", "transfer_ns", "local_hit_ns", "local_rmw_ns",
-    "lock_hold_ns", "full_barrier_ns", "snoop_leg_fraction", "timing_jitter", "kernel_step_ns", "far_atomic_ns",
+    "lock_hold_ns", "full_barrier_ns", "snoop_leg_fraction", "timing_jitter", "far_atomic_ns",
+    "core_ghz", "kernel_cpi", "kernel_sites_cpu", "syscall_insn_cycles",
     "hz", "rcu_preemptible", "preempt_full", "rcu_fqs_jiffies", "syscall_entry_ns", "syscall_exit_ns", "clone_ns",
     "thread_exit_ns", "context_switch_ns", "idle_states", "sources"};
 const std::set<std::string> transfer_fields = {"smt_sibling", "same_die", "other_die", "per_die_hop",
@@ -175,6 +177,12 @@ machine parse_machine_json(const std::string& json_text, const std::string& orig
     }
     if (!j.is_object())
         throw std::invalid_argument("machine file: the top level must be an object");
+    if (j.contains("kernel_step_ns") || (j.contains("sources") && j["sources"].is_object() &&
+                                         j["sources"].contains("kernel_step_ns")))
+        throw std::invalid_argument(
+            "machine file: 'kernel_step_ns' is no longer a parameter: each call site costs the instructions "
+            "counted in the compiled kernel at 'kernel_cpi' / 'core_ghz' (docs/simulator.md, \"Kernel "
+            "instructions\"); remove it");
     for (const auto& [key, _] : j.items())
         if (!machine_file_fields.count(key))
             throw std::invalid_argument(fmt::format("machine file: unknown field '{}'", key));
@@ -214,7 +222,9 @@ machine parse_machine_json(const std::string& json_text, const std::string& orig
     m.full_barrier_ns = number(j, "full_barrier_ns", m.full_barrier_ns, 0, 1000);
     m.snoop_leg_fraction = number(j, "snoop_leg_fraction", m.snoop_leg_fraction, 0, 1);
     m.timing_jitter = number(j, "timing_jitter", m.timing_jitter, 0, 0.9);
-    m.kernel_step_ns = number(j, "kernel_step_ns", m.kernel_step_ns, 0, 1000);
+    m.core_ghz = number(j, "core_ghz", m.core_ghz, 0.1, 10);
+    m.kernel_cpi = number(j, "kernel_cpi", m.kernel_cpi, 0, 20);
+    m.syscall_insn_cycles = number(j, "syscall_insn_cycles", m.syscall_insn_cycles, 0, 1e5);
     m.hz = whole(j, "hz", m.hz, 100, 10000);
     if (j.contains("rcu_preemptible")) {
         if (!j["rcu_preemptible"].is_boolean())
@@ -227,6 +237,20 @@ machine parse_machine_json(const std::string& json_text, const std::string& orig
         m.preempt_full = j["preempt_full"].get<bool>();
     }
     m.rcu_fqs_jiffies = whole(j, "rcu_fqs_jiffies", kernel_default_fqs_jiffies(m.hz, m.num_cpus()), 1, 1000);
+    m.kernel_sites_cpu = text(j, "kernel_sites_cpu", "");
+    if (!m.kernel_sites_cpu.empty()) {
+        if (j.contains("syscall_entry_ns") || j.contains("syscall_exit_ns"))
+            throw std::invalid_argument(
+                "machine file: give either 'kernel_sites_cpu' (entry and exit counted for that CPU) or "
+                "'syscall_entry_ns' and 'syscall_exit_ns', not both");
+        const kernel_sites_build& b = kernel_sites_for(m.arch);
+        try {
+            m.syscall_entry_instructions = b.syscall_entry_instructions(m.kernel_sites_cpu);
+            m.syscall_exit_instructions = b.syscall_exit_instructions(m.kernel_sites_cpu);
+        } catch (const std::invalid_argument& e) {
+            throw std::invalid_argument(fmt::format("machine file: 'kernel_sites_cpu': {}", e.what()));
+        }
+    }
     m.syscall_entry_ns = number(j, "syscall_entry_ns", m.syscall_entry_ns, 0, 1e6);
     m.syscall_exit_ns = number(j, "syscall_exit_ns", m.syscall_exit_ns, 0, 1e6);
     m.clone_ns = number(j, "clone_ns", m.clone_ns, 0, 1e9);
@@ -280,14 +304,20 @@ std::string machine_file_json(const machine& m, const topology_shape& shape,
     j["lock_hold_ns"] = m.lock_hold_ns;
     j["snoop_leg_fraction"] = m.snoop_leg_fraction;
     j["timing_jitter"] = m.timing_jitter;
-    j["kernel_step_ns"] = m.kernel_step_ns;
+    j["core_ghz"] = m.core_ghz;
+    j["kernel_cpi"] = m.kernel_cpi;
     j["full_barrier_ns"] = m.full_barrier_ns;
     j["hz"] = m.hz;
     j["rcu_preemptible"] = m.rcu_preemptible;
     j["preempt_full"] = m.preempt_full;
     j["rcu_fqs_jiffies"] = m.rcu_fqs_jiffies;
-    j["syscall_entry_ns"] = m.syscall_entry_ns;
-    j["syscall_exit_ns"] = m.syscall_exit_ns;
+    if (!m.kernel_sites_cpu.empty()) {
+        j["kernel_sites_cpu"] = m.kernel_sites_cpu;
+        j["syscall_insn_cycles"] = m.syscall_insn_cycles;
+    } else {
+        j["syscall_entry_ns"] = m.syscall_entry_ns;
+        j["syscall_exit_ns"] = m.syscall_exit_ns;
+    }
     j["clone_ns"] = m.clone_ns;
     j["thread_exit_ns"] = m.thread_exit_ns;
     j["context_switch_ns"] = m.context_switch_ns;

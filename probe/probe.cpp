@@ -218,6 +218,14 @@ probed_machine machine_from_probe(const probe_result& r, const machine& base)
                 fmt::format("{}: smp_mb() on x86 is a locked add to the stack, so the locked RMW above", by);
         }
     }
+    if (r.ghz.n > 0 && r.ghz.median >= 0.5 && r.ghz.median <= 6.5) {
+        m.core_ghz = r.ghz.median;
+        src["core_ghz"] = fmt::format("{}, a chain of dependent register-register adds (one cycle each), median "
+                                      "of {} batches",
+                                      by, r.ghz.n);
+    } else {
+        src["core_ghz"] = "assumed: the host preset's (no core clock measured in 0.5-6.5 GHz)";
+    }
     if (r.read_rmw) {
         const auto& x = *r.read_rmw;
         const bool migrates = x.migrates(r.locked_rmw.median);
@@ -235,7 +243,7 @@ probed_machine machine_from_probe(const probe_result& r, const machine& base)
     const std::pair<const char*, const char*> rest[] = {
         // The caller derives these from the split with the simulator
         // (compare::values_from_split()) and says so; without it, the host preset's.
-        {"kernel_step_ns", "assumed: the host preset's (no system-call split measured)"},
+        {"kernel_cpi", "assumed: the host preset's (no system-call split measured)"},
         {"syscall_entry_ns", "assumed: the host preset's (no system-call split measured)"},
         {"syscall_exit_ns", "assumed: as syscall_entry_ns"},
         {"local_hit_ns", "assumed: an L1 hit, the parser's default"},
@@ -258,6 +266,11 @@ probed_machine machine_from_probe(const probe_result& r, const machine& base)
     };
     for (const auto& [key, text] : rest)
         src.emplace(key, text);
+    if (!r.read_rmw)
+        m.modified_read = modified_read_rule::share;  // what its source says
+    // The host's own entry and exit are measured (the split), not a
+    // preset CPU's counted path.
+    m.kernel_sites_cpu.clear();
     return out;
 }
 

@@ -56,7 +56,7 @@ probe_result run_probe(const probe_options& opt, const std::function<void(const 
 
 // The machine file's contents: `base` (the host's kernel configuration,
 // read_host_machine()) with the probe's measurements, the shape, and a
-// source for every field. The system-call entry + exit and kernel_step_ns
+// source for every field. The system-call entry + exit and kernel_cpi
 // are left for the caller to derive from r.split with the simulator
 // (compare::values_from_split()).
 struct probed_machine {

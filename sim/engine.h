@@ -62,6 +62,10 @@ struct task : kernel::task_struct {
     // Returns to user mode so far: a point where it could have been switched
     // out (the soft-lockup watchdog, sim/progress_watch.h, counts them).
     std::uint64_t user_returns = 0;
+    // The kernel instructions' cost (sim/site_costs.h): the site of its
+    // previous access, and the picoseconds not yet charged.
+    std::uint16_t last_site = 1;  // site_costs::exit
+    std::uint32_t site_carry_ps = 0;
     std::function<void()> body;
     boost::context::fiber fib;
 };

@@ -70,14 +70,16 @@ void sim_process::sys_enter(const char* name)
 {
     if (auto* o = eng_.observer())
         o->syscall_enter(eng_.current(), name, eng_.now());
-    eng_.charge(jittered(eng_.mach().syscall_entry_ns));
+    eng_.charge(jittered(eng_.mach().syscall_entry_cost_ns()));
     eng_.set_mode(task_mode::kernel);
+    env_.syscall_begins();
 }
 
 void sim_process::sys_exit()
 {
+    env_.syscall_returns();
     eng_.set_mode(task_mode::user);
-    eng_.charge(jittered(eng_.mach().syscall_exit_ns));
+    eng_.charge(jittered(eng_.mach().syscall_exit_cost_ns()));
     if (auto* o = eng_.observer())
         o->syscall_exit(eng_.current(), eng_.now());
 }

@@ -94,7 +94,7 @@ bool sim_env::queued_spin_trylock(spinlock_t& l)
 // queued_spin_unlock(): smp_store_release(&lock->locked, 0).
 void sim_env::queued_spin_unlock(spinlock_t& l)
 {
-    access(l.val, true, [](word<std::uint32_t>& x) {
+    access(l.val, true, site(std::source_location::current(), "qspinlock_rmw"), [](word<std::uint32_t>& x) {
         x.v &= ~q_locked_mask;
         return 0;
     });
@@ -105,7 +105,7 @@ void sim_env::queued_spin_unlock(spinlock_t& l)
 // (kernel/locking/qspinlock.h).
 std::uint32_t sim_env::queued_fetch_set_pending_acquire(spinlock_t& l)
 {
-    std::uint32_t old = access(l.val, true, [](word<std::uint32_t>& x) {
+    std::uint32_t old = access(l.val, true, site(std::source_location::current(), "qspinlock_rmw"), [](word<std::uint32_t>& x) {
         const std::uint32_t was = x.v;
         x.v |= q_pending_val;
         return was;
@@ -118,7 +118,7 @@ std::uint32_t sim_env::queued_fetch_set_pending_acquire(spinlock_t& l)
 // clear_pending(): WRITE_ONCE(lock->pending, 0).
 void sim_env::clear_pending(spinlock_t& l)
 {
-    access(l.val, true, [](word<std::uint32_t>& x) {
+    access(l.val, true, site(std::source_location::current(), "qspinlock_rmw"), [](word<std::uint32_t>& x) {
         x.v &= ~q_pending_mask;
         return 0;
     });
@@ -127,7 +127,7 @@ void sim_env::clear_pending(spinlock_t& l)
 // clear_pending_set_locked(): WRITE_ONCE(lock->locked_pending, _Q_LOCKED_VAL).
 void sim_env::clear_pending_set_locked(spinlock_t& l)
 {
-    access(l.val, true, [](word<std::uint32_t>& x) {
+    access(l.val, true, site(std::source_location::current(), "qspinlock_rmw"), [](word<std::uint32_t>& x) {
         x.v = (x.v & ~q_locked_pending_mask) | q_locked_val;
         return 0;
     });
@@ -136,7 +136,7 @@ void sim_env::clear_pending_set_locked(spinlock_t& l)
 // set_locked(): WRITE_ONCE(lock->locked, _Q_LOCKED_VAL).
 void sim_env::set_locked(spinlock_t& l)
 {
-    access(l.val, true, [](word<std::uint32_t>& x) {
+    access(l.val, true, site(std::source_location::current(), "qspinlock_rmw"), [](word<std::uint32_t>& x) {
         x.v = (x.v & ~q_locked_mask) | q_locked_val;
         return 0;
     });
@@ -145,7 +145,7 @@ void sim_env::set_locked(spinlock_t& l)
 // xchg_tail(): xchg_relaxed() on the 16-bit tail; the old tail out.
 std::uint32_t sim_env::xchg_tail(spinlock_t& l, std::uint32_t tail)
 {
-    return access(l.val, true, [tail](word<std::uint32_t>& x) {
+    return access(l.val, true, site(std::source_location::current(), "qspinlock_rmw"), [tail](word<std::uint32_t>& x) {
         const std::uint32_t old = x.v;
         x.v = (x.v & q_locked_pending_mask) | tail;
         return old & q_tail_mask;

@@ -53,7 +53,7 @@ int sim_env::arch_futex_atomic_op_inuser(int op, int oparg, int* oval, std::uint
         return -model::EFAULT_;
     std::uint32_t old = 0;
     int ret = 0;
-    access(*w, true, [&](word<std::uint32_t>& x) {
+    access(*w, true, site(std::source_location::current(), "arch_futex_atomic_op_inuser"), [&](word<std::uint32_t>& x) {
         old = x.v;
         ret = model::futex_atomic_op_inuser_local(op, static_cast<std::uint32_t>(oparg), old, &x.v);
         return 0;

@@ -9,6 +9,7 @@
 #include <deque>
 #include <functional>
 #include <memory>
+#include <source_location>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -21,6 +22,7 @@
 #include "sim/kernel/mutex.h"
 #include "sim/kernel/wait_var.h"
 #include "sim/rcu.h"
+#include "sim/site_costs.h"
 
 namespace futexsim::sim {
 
@@ -46,9 +48,7 @@ public:
     };
 
     sim_env(engine& e, cache_model& c, rcu_sim& r)
-        : eng_(e), cache_(c), rcu_(r),
-          step_and_hit_ns_(static_cast<vtime>(e.mach().kernel_step_ns + e.mach().local_hit_ns)),
-          step_and_rmw_ns_(static_cast<vtime>(e.mach().kernel_step_ns + e.mach().local_rmw_ns)),
+        : eng_(e), cache_(c), rcu_(r), sites_(e.mach()),
           hit_ns_(static_cast<vtime>(e.mach().local_hit_ns)),
           rmw_ns_(static_cast<vtime>(e.mach().local_rmw_ns)),
           qnodes_(e.mach().num_cpus())
@@ -80,36 +80,43 @@ public:
     }
 
     // --- shared words -------------------------------------------------------
+    // Each access first charges the kernel's instructions since the task's
+    // previous one (sim/site_costs.h), named by where the model makes it.
+    using where = std::source_location;
     template <class T>
-    T atomic_read(word<T>& w)
+    T atomic_read(word<T>& w, where loc = where::current())
     {
-        return access(w, false, [](word<T>& x) { return x.v; });
+        return access(w, false, site(loc, "atomic_read"), [](word<T>& x) { return x.v; });
     }
     template <class T, class U>
-    void atomic_set(word<T>& w, U v)
+    void atomic_set(word<T>& w, U v, where loc = where::current())
     {
         const T nv = static_cast<T>(v);
-        access(w, true, [nv](word<T>& x) {
+        access(w, true, site(loc, "atomic_set"), [nv](word<T>& x) {
             x.v = nv;
             return 0;
         });
     }
     template <class T>
-    T smp_load_acquire(word<T>& w)
+    T smp_load_acquire(word<T>& w, where loc = where::current())
     {
-        return atomic_read(w);
+        return access(w, false, site(loc, "smp_load_acquire"), [](word<T>& x) { return x.v; });
     }
     template <class T, class U>
-    void smp_store_release(word<T>& w, U v)
+    void smp_store_release(word<T>& w, U v, where loc = where::current())
     {
-        atomic_set(w, v);
+        const T nv = static_cast<T>(v);
+        access(w, true, site(loc, "smp_store_release"), [nv](word<T>& x) {
+            x.v = nv;
+            return 0;
+        });
     }
     // x86: a failed lock cmpxchg still takes the line exclusively.
     template <class T>
-    bool atomic_try_cmpxchg(word<T>& w, T& old, T new_)
+    bool atomic_try_cmpxchg(word<T>& w, T& old, T new_, where loc = where::current())
     {
         T seen{};
-        const bool ok = access(w, true, [&old, &seen, new_](word<T>& x) {
+        const bool ok = access(w, true, site(loc, "atomic_try_cmpxchg"), [&old, &seen, new_](word<T>& x) {
             seen = x.v;
             if (x.v != old)
                 return false;
@@ -121,44 +128,41 @@ public:
         return ok;
     }
     template <class T>
-    T atomic_add_return(word<T>& w, T delta)
+    T atomic_add_return(word<T>& w, T delta, where loc = where::current())
     {
-        return access(w, true, [delta](word<T>& x) {
-            x.v = static_cast<T>(model::wrapping_add(static_cast<long>(x.v), static_cast<long>(delta)));
-            return x.v;
-        });
+        return add_return(w, delta, site(loc, "atomic_add_return"));
     }
     // xchg: one locked RMW.
     template <class T>
-    T atomic_xchg(word<T>& w, T v)
+    T atomic_xchg(word<T>& w, T v, where loc = where::current())
     {
-        return access(w, true, [v](word<T>& x) {
+        return access(w, true, site(loc, "atomic_xchg"), [v](word<T>& x) {
             const T old = x.v;
             x.v = v;
             return old;
         });
     }
     template <class T>
-    bool atomic_dec_and_test(word<T>& w)
+    bool atomic_dec_and_test(word<T>& w, where loc = where::current())
     {
-        return atomic_add_return(w, T{-1}) == 0;
+        return add_return(w, T{-1}, site(loc, "atomic_dec_and_test")) == 0;
     }
     template <class T>
-    void atomic_inc(word<T>& w)
+    void atomic_inc(word<T>& w, where loc = where::current())
     {
-        atomic_add_return(w, T{1});
+        add_return(w, T{1}, site(loc, "atomic_inc"));
     }
     template <class T>
-    void atomic_dec(word<T>& w)
+    void atomic_dec(word<T>& w, where loc = where::current())
     {
-        atomic_add_return(w, T{-1});
+        add_return(w, T{-1}, site(loc, "atomic_dec"));
     }
 
     // smp_mb(): a full barrier costs the CPU time, touches no line.
-    void smp_mb()
+    void smp_mb(where loc = where::current())
     {
         if (eng_.in_task() && !eng_.tearing_down())
-            eng_.charge(static_cast<vtime>(eng_.mach().full_barrier_ns));
+            eng_.charge(site_charge(site(loc, "smp_mb")) + static_cast<vtime>(eng_.mach().full_barrier_ns));
     }
 
     // --- per-CPU counters: each CPU's own line, never contended ------------
@@ -168,15 +172,15 @@ public:
         p->v.assign(num_possible_cpus(), 0);
         return p;
     }
-    void this_cpu_inc(percpu_uint& p)
+    void this_cpu_inc(percpu_uint& p, where loc = where::current())
     {
         ++p.v[eng_.cpu()];
-        eng_.charge(hit_ns_);
+        percpu_charge(site(loc, "this_cpu_inc"));
     }
-    void this_cpu_dec(percpu_uint& p)
+    void this_cpu_dec(percpu_uint& p, where loc = where::current())
     {
         --p.v[eng_.cpu()];
-        eng_.charge(hit_ns_);
+        percpu_charge(site(loc, "this_cpu_dec"));
     }
     unsigned per_cpu_read(const percpu_uint& p, unsigned cpu)
     {
@@ -311,6 +315,20 @@ public:
 
     engine& eng() { return eng_; }
     cache_model& cache() { return cache_; }
+    site_costs& sites() { return sites_; }
+
+    // The system call's first kernel function begins, or has returned: the
+    // site segments are counted from and to (sim/process.cpp).
+    void syscall_begins()
+    {
+        if (eng_.in_task())
+            eng_.current().last_site = site_costs::entry;
+    }
+    void syscall_returns()
+    {
+        if (eng_.in_task() && !eng_.tearing_down())
+            eng_.charge(site_charge(site_costs::exit));
+    }
 
 private:
     // The running task's part the kernel runtime keeps (sim/kernel/task.h).
@@ -365,35 +383,65 @@ private:
         return v;
     }
 
+    // The site of an access: outside a task (set-up, teardown) none is needed.
+    site_costs::site_id site(const where& loc, const char* op)
+    {
+        return eng_.in_task() ? sites_.id(loc, op) : site_costs::exit;
+    }
+    // The instructions since the task's previous access, in whole
+    // nanoseconds; the picoseconds left over are carried to its next one.
+    vtime site_charge(site_costs::site_id s)
+    {
+        task& t = eng_.current();
+        const std::uint64_t ps = sites_.segment_ps(t.last_site, s) + t.site_carry_ps;
+        t.last_site = s;
+        t.site_carry_ps = static_cast<std::uint32_t>(ps % 1000);
+        return static_cast<vtime>(ps / 1000);
+    }
+    // A per-CPU counter's add: always its own CPU's line.
+    void percpu_charge(site_costs::site_id s)
+    {
+        if (eng_.in_task() && !eng_.tearing_down())
+            eng_.charge(site_charge(s) + hit_ns_);
+    }
+    template <class T>
+    T add_return(word<T>& w, T delta, site_costs::site_id s)
+    {
+        return access(w, true, s, [delta](word<T>& x) {
+            x.v = static_cast<T>(model::wrapping_add(static_cast<long>(x.v), static_cast<long>(delta)));
+            return x.v;
+        });
+    }
+
     // The model's every shared-word access. A hit on a quiet line is the
     // common case and is inlined into the model's code; the rest is
     // access_slow().
     template <class T, class Op>
-    [[gnu::always_inline]] auto access(word<T>& w, bool is_write, Op op) -> decltype(op(w))
+    [[gnu::always_inline]] auto access(word<T>& w, bool is_write, site_costs::site_id s, Op op) -> decltype(op(w))
     {
         cache_line* l = w.line;
         if (l && eng_.in_task() && !eng_.tearing_down() && quiet(*l) &&
             cache_model::quiet_hit(*l, eng_.cpu(), is_write))
             // The instructions since the last memory operation, then the hit.
-            return take_hit(w, *l, is_write, is_write ? step_and_rmw_ns_ : step_and_hit_ns_, op);
-        return access_slow(w, is_write, op);
+            return take_hit(w, *l, is_write, site_charge(s) + (is_write ? rmw_ns_ : hit_ns_), op);
+        return access_slow(w, is_write, s, op);
     }
 
     template <class T, class Op>
-    [[gnu::noinline]] auto access_slow(word<T>& w, bool is_write, Op op) -> decltype(op(w))
+    [[gnu::noinline]] auto access_slow(word<T>& w, bool is_write, site_costs::site_id s, Op op) -> decltype(op(w))
     {
         // Set-up, teardown and unwinding touch memory outside simulated time.
         if (!eng_.in_task() || eng_.tearing_down())
             return op(w);
         if (!w.line) { // its first access: access()'s test, now that the line is known
             w.line = &cache_.line_for(&w);
-            return access(w, is_write, op);
+            return access(w, is_write, s, op);
         }
         cache_line& l = *w.line;
         // A contended line, or one in flight within the lookahead, changes
         // under pending events: catch up first.
         const bool contended = !quiet(l);
-        eng_.charge(static_cast<vtime>(eng_.mach().kernel_step_ns));
+        eng_.charge(site_charge(s));
         if (contended)
             eng_.sync();
         // Looked at again: the charge above may have yielded.
@@ -436,12 +484,8 @@ private:
     engine& eng_;
     cache_model& cache_;
     rcu_sim& rcu_;
-    // A quiet hit's cost: the instructions since the last memory operation,
-    // then the access (the machine's figures, summed once).
-    const vtime step_and_hit_ns_;
-    const vtime step_and_rmw_ns_;
-    // A hit found after catching up (the step was charged before), and a
-    // per-CPU counter's add (always its own CPU's line).
+    site_costs sites_;
+    // A hit's cost, and a per-CPU counter's add (always its own CPU's line).
     const vtime hit_ns_;
     const vtime rmw_ns_;
     std::deque<qnode> qnodes_;  // per CPU

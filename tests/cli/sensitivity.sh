@@ -6,14 +6,14 @@ set -euo pipefail
 futexsim=$1
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-args=(--params kernel_step_ns,hz,modified_read --threads 8,64 --runs 1 --seconds 0.02 --presized-seconds 0.005 --jobs 2)
+args=(--params kernel_cpi,hz,modified_read --threads 8,64 --runs 1 --seconds 0.02 --presized-seconds 0.005 --jobs 2)
 
 "$futexsim" sensitivity "${args[@]}" --out-dir "$dir/s" >"$dir/table.md"
 grep -q '^| parameter |' "$dir/table.md"
-for p in kernel_step_ns hz modified_read; do
+for p in kernel_cpi hz modified_read; do
   grep -qE "^\| $p \| " "$dir/table.md" || { echo "no row for $p"; cat "$dir/table.md"; exit 1; }
 done
-test -f "$dir/s/base.json" && test -f "$dir/s/hz-low.json" && test -f "$dir/s/kernel_step_ns-high.json"
+test -f "$dir/s/base.json" && test -f "$dir/s/hz-low.json" && test -f "$dir/s/kernel_cpi-high.json"
 # A parameter that takes words: its ends are the two rules.
 grep -q '"modified_read": "share"' "$dir/s/modified_read-low.json"
 grep -q '"modified_read": "migrate"' "$dir/s/modified_read-high.json"
@@ -25,7 +25,7 @@ python3 - "$dir/out.json" <<'PY'
 import json, sys
 j = json.load(open(sys.argv[1]))
 names = sorted(p["name"] for p in j["parameters"])
-assert names == ["hz", "kernel_step_ns", "modified_read"], names
+assert names == ["hz", "kernel_cpi", "modified_read"], names
 for p in j["parameters"]:
     assert p["low"] < p["high"], p
     for side in ("at_low", "at_high"):

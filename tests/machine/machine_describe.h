@@ -34,7 +34,12 @@ inline std::string describe(const machine& m)
     field("lock_hold_ns", m.lock_hold_ns);
     field("snoop_leg_fraction", m.snoop_leg_fraction);
     field("timing_jitter", m.timing_jitter);
-    field("kernel_step_ns", m.kernel_step_ns);
+    field("core_ghz", m.core_ghz);
+    field("kernel_cpi", m.kernel_cpi);
+    field("kernel_sites_cpu", m.kernel_sites_cpu);
+    field("syscall_insn_cycles", m.syscall_insn_cycles);
+    field("syscall_entry_instructions", m.syscall_entry_instructions);
+    field("syscall_exit_instructions", m.syscall_exit_instructions);
     field("full_barrier_ns", m.full_barrier_ns);
     field("hz", m.hz);
     field("rcu_preemptible", m.rcu_preemptible);

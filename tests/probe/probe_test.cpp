@@ -41,8 +41,8 @@ TEST_CASE("the writer refuses what the parser would refuse", "[probe]")
     machine m = load_machine_preset("graviton4");
     CHECK_THROWS_WITH(machine_file_json(m, {2, 1, 1, 96, 1}, {{"hz", "guessed: no kind"}}),
                       Catch::Contains("'sources'.'hz'"));
-    m.kernel_step_ns = -1;
-    CHECK_THROWS_WITH(machine_file_json(m, {2, 1, 1, 96, 1}, {}), Catch::Contains("kernel_step_ns"));
+    m.kernel_cpi = -1;
+    CHECK_THROWS_WITH(machine_file_json(m, {2, 1, 1, 96, 1}, {}), Catch::Contains("kernel_cpi"));
 }
 
 namespace {
@@ -149,7 +149,7 @@ TEST_CASE("a probe's measurements make a machine file run accepts, and classes w
     CHECK(pm.m.transfer_ns.smt_sibling == 31);  // nearest measured class
     CHECK(pm.m.transfer_ns.other_socket == 31);
     CHECK(pm.m.local_rmw_ns == 6.5);
-    CHECK(pm.sources.at("kernel_step_ns").rfind("assumed:", 0) == 0);  // derived by the caller
+    CHECK(pm.sources.at("kernel_cpi").rfind("assumed:", 0) == 0);  // derived by the caller
     CHECK(pm.sources.at("transfer_ns.same_die").rfind("measured: futexsim probe", 0) == 0);
     CHECK(pm.sources.at("transfer_ns.smt_sibling").rfind("assumed: this machine has no smt_sibling pair", 0) == 0);
     CHECK(pm.m.modified_read == modified_read_rule::share);  // not measured: the default, said so

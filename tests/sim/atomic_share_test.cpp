@@ -28,7 +28,11 @@ run_options reproducer_1(unsigned threads)
 
 TEST_CASE("a latched run's gets move to FR_ATOMIC once the pivot starts and stay there")
 {
-    const run_result r = simulate(reproducer_1(96));
+    // Long enough for the pivot's first grace periods (about 30 ms under
+    // this load) to end in the first half of the run.
+    run_options o = reproducer_1(96);
+    o.seconds = 0.1;
+    const run_result r = simulate(o);
     REQUIRE(r.outcome == "latched");
     REQUIRE(r.per_interval_atomic_share.size() == r.per_interval_mops.size());
     // The last half of the run: the count never drained, every get is atomic.

@@ -91,26 +91,33 @@ TEST_CASE("fast-forward: a run that never turns stationary is unchanged", "[fast
 
 TEST_CASE("fast-forward: a stationary run agrees with the exact one within its interval", "[fast-forward]")
 {
-    for (const auto& [workload, threads] : {std::pair{"wake-nowaiters", 24u}, std::pair{"producer-consumer", 16u}}) {
-        for (bool presized : {true, false}) {
-            // An auto-scaled run pivots first: three grace periods of ~36 ms.
-            const double seconds = presized ? 0.12 : 0.25;
-            run_options o = xeon_run(threads, seconds, 3);
-            o.workload = workload;
-            if (presized)
-                o.presize = 512;
-            sim_options exact;
-            exact.fast_forward = false;
-            const run_result a = simulate(o);  // fast-forward is the default
-            const run_result b = simulate(o, exact);
-            CHECK(b.extrapolated_from_ms < 0);
-            INFO(workload << " presized " << presized << ": " << json_line(a));
-            CHECK(a.extrapolated_from_ms > 0);
-            CHECK(a.extrapolated_from_ms < seconds * 1e3);
-            CHECK(a.outcome == b.outcome);
-            CHECK(a.slots_end == b.slots_end);
-            CHECK(std::abs(a.mops - b.mops) <= 2 * a.mops_ci95);
-            CHECK(a.per_interval_mops.size() == static_cast<std::size_t>(a.extrapolated_from_ms / o.interval_ms));
-        }
+    // Producer-consumer auto-scaled latches at every count that pivots
+    // (docs/results.md), so it is checked presized only.
+    struct variant {
+        const char* workload;
+        unsigned threads;
+        bool presized;
+    };
+    for (const auto& [workload, threads, presized] :
+         {variant{"wake-nowaiters", 24, true}, variant{"wake-nowaiters", 24, false},
+          variant{"producer-consumer", 16, true}}) {
+        // An auto-scaled run pivots first: three grace periods of ~36 ms.
+        const double seconds = presized ? 0.12 : 0.25;
+        run_options o = xeon_run(threads, seconds, 3);
+        o.workload = workload;
+        if (presized)
+            o.presize = 512;
+        sim_options exact;
+        exact.fast_forward = false;
+        const run_result a = simulate(o);  // fast-forward is the default
+        const run_result b = simulate(o, exact);
+        CHECK(b.extrapolated_from_ms < 0);
+        INFO(workload << " presized " << presized << ": " << json_line(a));
+        CHECK(a.extrapolated_from_ms > 0);
+        CHECK(a.extrapolated_from_ms < seconds * 1e3);
+        CHECK(a.outcome == b.outcome);
+        CHECK(a.slots_end == b.slots_end);
+        CHECK(std::abs(a.mops - b.mops) <= 2 * a.mops_ci95);
+        CHECK(a.per_interval_mops.size() == static_cast<std::size_t>(a.extrapolated_from_ms / o.interval_ms));
     }
 }

@@ -1,0 +1,50 @@
+// The compiled Linux 7.2.13's instructions between the model's accesses to
+// shared words, call site by call site (experiments/kernel/sites-7.2.13.json,
+// made by experiments/kernel/count_sites from Debian's vmlinux; compiled in,
+// as the presets are). The simulator charges each segment its counted
+// instructions at the machine's cycles per instruction and clock, and a
+// preset's system-call entry and exit are the counted paths of its CPU.
+// docs/kernel-sites.md says how the table is made, docs/simulator.md how it
+// is charged.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace futexsim {
+
+enum class atomic_arch;
+
+// One segment: the instructions after the access `from` up to and
+// including the access `to` ("entry": the function the path starts in,
+// e.g. futex_wake(); "exit": its return). A site is "function:op(field)",
+// the kernel function the compiler put the access in.
+struct kernel_site_segment {
+    std::string path;  // paths.json's path, e.g. wake-nowaiters-atomic
+    std::string from, to;
+    unsigned instructions = 0;
+    unsigned locked = 0;  // locked instructions and full fences, the access's own included
+    unsigned calls = 0, returns = 0;
+};
+
+struct kernel_sites_build {
+    std::string name;     // amd64, arm64
+    std::string package;  // the Debian package and version it was counted from
+    std::vector<kernel_site_segment> segments;
+    // The instructions of a segment the table does not count (a path not
+    // walked yet): the mean over the futex paths' counted segments.
+    double uncounted_segment_instructions = 0;
+    // The system call's entry (up to do_futex()'s call) and exit (from its
+    // return to user mode), boot-patched for `cpu`; throws
+    // std::invalid_argument naming the CPUs there are when it has none.
+    unsigned syscall_entry_instructions(const std::string& cpu) const;
+    unsigned syscall_exit_instructions(const std::string& cpu) const;
+    std::vector<std::string> cpus() const;  // those with a counted entry and exit
+};
+
+// The build an architecture's machines run: amd64 for x86, arm64 for arm64-lse.
+const kernel_sites_build& kernel_sites_for(atomic_arch arch);
+// Both builds, amd64 first.
+const std::vector<kernel_sites_build>& kernel_sites_builds();
+
+}  // namespace futexsim

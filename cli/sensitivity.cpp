@@ -28,6 +28,7 @@ const std::vector<sensitivity_param>& sensitivity_params()
         {"snoop_leg_fraction", 0.25, 0.75, "assumed: half of the one-way latency, +/- half of that"},
         {"timing_jitter", 0.15, 0.6, "assumed: half and twice the preset's"},
         {"context_switch_ns", 750, 3000, "assumed: half and twice the preset's"},
+        {"tick_irq_ns", 500, 5000, "assumed: a quarter and two and a half times the preset's 2 us"},
         {"hz", 250, 1000, "assumed: the two HZ values distributions ship"},
         {"modified_read", 0, 1,
          "measured migrate by `futexsim probe` on AMD (Zen 5) and two Intel cores (docs/probe.md); varied to "

@@ -131,6 +131,11 @@ struct machine {
     double clone_ns = 25000;       // pthread_create(): clone() and thread start
     double thread_exit_ns = 10000; // do_exit() until mm_release() clears the tid
     double context_switch_ns = 1500;
+    // The scheduler tick's interrupt on a busy CPU (the local timer's
+    // handler: hrtimer_interrupt(), tick_sched_timer(),
+    // update_process_times(), sched_tick(), rcu_sched_clock_irq()): time
+    // the task executing there when it fires does not get.
+    double tick_irq_ns = 2000;
     // cpuidle states, shallowest first. Empty: a task woken onto an idle CPU
     // runs at once.
     std::vector<idle_state> idle_states;

@@ -119,7 +119,7 @@ const std::set<std::string> machine_file_fields = {
     "lock_hold_ns", "full_barrier_ns", "snoop_leg_fraction", "timing_jitter", "far_atomic_ns",
     "core_ghz", "kernel_cpi", "kernel_sites_cpu", "syscall_insn_cycles",
     "hz", "rcu_preemptible", "preempt_full", "rcu_fqs_jiffies", "syscall_entry_ns", "syscall_exit_ns", "clone_ns",
-    "thread_exit_ns", "context_switch_ns", "idle_states", "sources"};
+    "thread_exit_ns", "context_switch_ns", "tick_irq_ns", "idle_states", "sources"};
 const std::set<std::string> transfer_fields = {"smt_sibling", "same_die", "other_die", "per_die_hop",
                                                "other_socket"};
 
@@ -256,6 +256,7 @@ machine parse_machine_json(const std::string& json_text, const std::string& orig
     m.clone_ns = number(j, "clone_ns", m.clone_ns, 0, 1e9);
     m.thread_exit_ns = number(j, "thread_exit_ns", m.thread_exit_ns, 0, 1e9);
     m.context_switch_ns = number(j, "context_switch_ns", m.context_switch_ns, 0, 1e7);
+    m.tick_irq_ns = number(j, "tick_irq_ns", m.tick_irq_ns, 0, 1e5);
     if (j.contains("idle_states")) {
         if (!j["idle_states"].is_array())
             throw std::invalid_argument("machine file: 'idle_states' must be a list of "
@@ -321,6 +322,7 @@ std::string machine_file_json(const machine& m, const topology_shape& shape,
     j["clone_ns"] = m.clone_ns;
     j["thread_exit_ns"] = m.thread_exit_ns;
     j["context_switch_ns"] = m.context_switch_ns;
+    j["tick_irq_ns"] = m.tick_irq_ns;
     j["idle_states"] = nlohmann::ordered_json::array();
     for (const idle_state& st : m.idle_states)
         j["idle_states"].push_back({{"name", st.name},

@@ -263,6 +263,7 @@ probed_machine machine_from_probe(const probe_result& r, const machine& base)
         {"clone_ns", "assumed: a typical pthread_create()"},
         {"thread_exit_ns", "assumed: a typical do_exit() up to mm_release()"},
         {"context_switch_ns", "assumed: a typical context switch"},
+        {"tick_irq_ns", "assumed: a typical scheduler-tick interrupt, the parser's default"},
     };
     for (const auto& [key, text] : rest)
         src.emplace(key, text);

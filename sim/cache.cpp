@@ -24,6 +24,27 @@ void cache_model::on_event(std::uint8_t what, std::uint32_t arg)
     serve(l);
 }
 
+// The core takes an interrupt at an instruction boundary: a locked
+// instruction still waiting for its line is squashed, and issued again once
+// the handler has run. The request leaves the queue now and comes back
+// tick_irq_ns later, behind whoever asked meanwhile. (A task executing when
+// the tick fires pays the handler in engine::charge_slow().)
+void cache_model::tick_sample(unsigned /*cpu*/, vtime at, const task* t)
+{
+    const vtime irq = static_cast<vtime>(eng_.mach().tick_irq_ns);
+    if (!t || irq <= 0 || t->id >= pending_.size() || !pending_[t->id].line)
+        return;
+    cache_line& l = *pending_[t->id].line;
+    const auto it = std::find(l.waiters.begin(), l.waiters.end(), t->id);
+    if (it == l.waiters.end())
+        return;
+    if (it == l.waiters.begin())
+        l.snoop_arrived = false;  // the snoop was for this request
+    l.waiters.erase(it);
+    ++stats_.squashed;
+    eng_.post(source_, at + irq, request, t->id);
+}
+
 void cache_model::schedule_line_free(cache_line& l, vtime at)
 {
     l.service_scheduled = true;

@@ -69,6 +69,7 @@ struct cache_line {
 struct cache_stats {
     std::uint64_t hits = 0;
     std::uint64_t misses = 0;
+    std::uint64_t squashed = 0;  // requests reissued after a tick's interrupt
 };
 
 class cache_model final : public event_source {
@@ -122,6 +123,10 @@ public:
     // event_source: a queued request arrives, or the line is free to serve
     // its next waiter.
     void on_event(std::uint8_t what, std::uint32_t arg) override;
+    // The tick's interrupt on a CPU whose task waits in a line's queue: the
+    // stalled instruction is squashed and reissued after the handler
+    // (tick_irq_ns), at the back of the queue.
+    void tick_sample(unsigned cpu, vtime at, const task* t) override;
 
     const cache_stats& stats() const { return stats_; }
     cache_stats& stats() { return stats_; }

@@ -16,7 +16,7 @@ namespace ctx = boost::context;
 engine::engine(const machine& m, std::uint64_t seed, engine_config cfg)
     : machine_(m), cfg_(cfg), jitter_rng_(stream_seed(seed, streams::jitter)),
       placement_rng_(stream_seed(seed, streams::placement)), tick_ns_(1'000'000'000 / std::max(1u, m.hz)),
-      cpus_(m.num_cpus())
+      tick_irq_ns_(static_cast<vtime>(m.tick_irq_ns)), cpus_(m.num_cpus())
 {
     if (m.num_cpus() == 0)
         throw std::invalid_argument("machine has no CPUs");
@@ -182,8 +182,14 @@ void engine::charge_slow()
         const std::int64_t k = now_ / tick_ns_;
         next_tick_ = (k + 1) * tick_ns_;
         refresh_check();
-        if (k > c.sampled_tick)
+        if (k > c.sampled_tick) {
             sample_tick(static_cast<unsigned>(t.cpu), k, &t);
+            // The tick's interrupt handler runs before the task goes on.
+            // Only a task executing when the tick fires pays it here; one
+            // stalled on a line transfer or spinning (on_tick() samples
+            // its CPU) does not: docs/simulator.md, "The tick's interrupt".
+            now_ += tick_irq_ns_;
+        }
     }
     if (preemption_points_ && !t.in_section()) [[unlikely]]
         for (event_source* s : sources_)

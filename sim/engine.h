@@ -314,6 +314,7 @@ private:
     vtime next_check_ = 0;  // charge() looks closer from here (refresh_check())
     unsigned resched_flags_ = 0;  // CPUs with need_resched or urgent_resched set
     vtime tick_ns_;
+    vtime tick_irq_ns_;  // machine().tick_irq_ns
     vtime now_ = 0;
     vtime horizon_ = 0;
     vtime until_ = 0;  // run_until()'s bound

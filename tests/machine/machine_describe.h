@@ -50,6 +50,7 @@ inline std::string describe(const machine& m)
     field("clone_ns", m.clone_ns);
     field("thread_exit_ns", m.thread_exit_ns);
     field("context_switch_ns", m.context_switch_ns);
+    field("tick_irq_ns", m.tick_irq_ns);
     for (const auto& st : m.idle_states)
         s += fmt::format("idle state {}: exit {} ns, residency {} ns\n", st.name, st.exit_latency_ns,
                          st.target_residency_ns);

@@ -32,6 +32,7 @@ inline machine small_machine(unsigned cpus, unsigned dies = 1)
     m.snoop_leg_fraction = 0;
     m.timing_jitter = 0;
     m.kernel_cpi = 0;  // no kernel instructions between accesses
+    m.tick_irq_ns = 0;
     m.hz = 1000;
     return m;
 }

@@ -35,7 +35,7 @@ run_options traced_run()
     run_options o;
     o.mach = load_machine_preset("xeon-6975p-snc3");
     o.threads = 16;
-    o.seconds = 0.005;
+    o.seconds = 0.01;  // long enough for the first grace period to end
     o.cpus = parse_cpu_list("0-15", o.mach.num_cpus());
     return o;
 }

@@ -37,10 +37,10 @@ double steady_mops(const run_result& r)
 }  // namespace
 
 // The real machine: 10 of 10 runs latched at 96 threads, presized 73-90x
-// faster than auto-scaled. The model with the costs counted from 7.2.13
-// latches in most runs and is 10-20x slower latched than presized (its
-// presized throughput is under half the real one): docs/results.md.
-TEST_CASE("96 threads: the auto-scaled process latches in most runs, the presized one never does",
+// faster than auto-scaled over 3 s. The model's presized throughput is
+// under half the real one (docs/results.md), and a 0.5 s run includes the
+// per-CPU time before the pivot, so its ratio is lower: 10x is asked.
+TEST_CASE("96 threads: the auto-scaled process latches, the presized one never does",
           "[acceptance]")
 {
     std::vector<double> auto_mops, presized_mops;
@@ -61,7 +61,7 @@ TEST_CASE("96 threads: the auto-scaled process latches in most runs, the presize
         CHECK(p.slots_end == 512);
         presized_mops.push_back(p.mops);
     }
-    CHECK(latched >= 5);
+    CHECK(latched >= 7);
     const double ratio = median(presized_mops) / median(auto_mops);
     INFO("median presized/auto = " << ratio << " (real 73-90)");
     CHECK(ratio >= 10);
@@ -80,12 +80,9 @@ TEST_CASE("96 threads: most references are taken on the shared atomic", "[accept
     }
 }
 
-// The real machine never latched below 48 threads (24-40: 0 of 10). The
-// model latches in some runs from 16 threads on (docs/results.md); below
-// that its count drains.
-TEST_CASE("8 threads: no latch, presized no faster once settled", "[acceptance]")
+TEST_CASE("16 and 32 threads: no latch, presized no faster once settled", "[acceptance]")
 {
-    for (unsigned threads : {8u}) {
+    for (unsigned threads : {16u, 32u}) {
         std::vector<double> auto_mops;
         for (std::uint64_t seed = 1; seed <= 8; seed++) {
             const run_result a = simulate(xeon(threads, 0.15, seed, false));

@@ -91,8 +91,10 @@ TEST_CASE("fast-forward: a run that never turns stationary is unchanged", "[fast
 
 TEST_CASE("fast-forward: a stationary run agrees with the exact one within its interval", "[fast-forward]")
 {
-    // Producer-consumer auto-scaled latches at every count that pivots
-    // (docs/results.md), so it is checked presized only.
+    // Producer-consumer auto-scaled at 16 threads sits on the shared atomic
+    // for most of a 0.25 s run (seed 3: a stall that ends at about 220 ms),
+    // so it turns stationary too late to extrapolate; it is checked
+    // presized only.
     struct variant {
         const char* workload;
         unsigned threads;

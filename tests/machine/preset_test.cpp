@@ -81,3 +81,24 @@ TEST_CASE("a machine file's sources name parameters and a kind of provenance", "
     CHECK_THROWS_WITH(parse(R"({"transfer_ns.far": "assumed: x"})"), Catch::Contains("no parameter"));
     CHECK_THROWS_WITH(parse(R"(["hz"])"), Catch::Contains("'sources' must be an object"));
 }
+
+TEST_CASE("a machine file's kernel costs: the fitted step is refused, entry and exit one way or the other",
+          "[machine]")
+{
+    const std::string topology =
+        R"("topology": {"sockets": 1, "dies_per_socket": 1, "nodes_per_socket": 1, "cores_per_die": 2, "threads_per_core": 1})";
+    const auto parse = [&](const std::string& fields) {
+        return parse_machine_json("{" + topology + ", " + fields + "}", "test");
+    };
+    CHECK_THROWS_WITH(parse(R"("kernel_step_ns": 10)"), Catch::Contains("no longer a parameter"));
+    CHECK_THROWS_WITH(parse(R"("kernel_sites_cpu": "xeon-6975p", "syscall_entry_ns": 20)"),
+                      Catch::Contains("not both"));
+    CHECK_THROWS_WITH(parse(R"("kernel_sites_cpu": "pentium")"), Catch::Contains("counted: xeon-6975p, epyc-9r45"));
+    CHECK_THROWS_WITH(parse(R"("arch": "arm64-lse", "kernel_sites_cpu": "xeon-6975p")"),
+                      Catch::Contains("counted: graviton4"));
+    const machine m = parse(R"("kernel_sites_cpu": "graviton4", "arch": "arm64-lse", "core_ghz": 2, "kernel_cpi": 1,
+                                "syscall_insn_cycles": 0)");
+    CHECK(m.syscall_entry_instructions == 658);
+    CHECK(m.syscall_entry_cost_ns() == Approx(329));
+    CHECK(m.syscall_exit_cost_ns() == Approx(51));
+}

@@ -21,8 +21,8 @@ struct sensitivity_param {
     std::vector<std::string> levels = {};
 };
 
-// Every parameter docs/simulator.md calls fitted or assumed and that a
-// machine file holds, in the order the table lists them.
+// Every parameter docs/simulator.md calls assumed (or measured on one
+// machine only) and that a machine file holds, in the order the table lists them.
 const std::vector<sensitivity_param>& sensitivity_params();
 const sensitivity_param* find_sensitivity_param(const std::string& name);
 

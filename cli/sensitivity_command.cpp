@@ -1,5 +1,5 @@
 // `futexsim sensitivity`: how much the predictions hang on the parameters
-// that were fitted or assumed. For each one, a machine file at the low and
+// that are assumed or measured on one machine only. For each one, a machine file at the low and
 // the high end of its plausible range (cli/sensitivity.cpp says where each
 // range comes from), then one `futexsim sweep` over the base machine and
 // every variant (auto-scaled runs over the thread grid; presized runs at
@@ -237,7 +237,7 @@ void register_sensitivity(CLI::App& app)
 {
     auto a = std::make_shared<sensitivity_args>();
     CLI::App* sub = app.add_subcommand(
-        "sensitivity", "Vary each fitted or assumed machine parameter over its plausible range and print its effect "
+        "sensitivity", "Vary each assumed (or singly measured) machine parameter over its plausible range and print its effect "
                        "on the stall threshold and on latched and healthy throughput (a tornado table)");
     auto* machine = sub->add_option("--machine", a->machine, "Machine preset to vary")->capture_default_str();
     sub->add_option("--machine-file", a->machine_file, "Machine file to vary instead of a preset")->excludes(machine);

@@ -75,8 +75,12 @@ std::string run_self(const std::vector<std::string>& args)
     const child_result r = run_child(self_executable(), args, [](pid_t) {});
     if (r.status == interrupted_status || sigint_received())
         throw interrupted(fmt::format("futexsim {} stopped; the same command resumes from --out-dir", args.front()));
-    if (r.status != 0)
-        throw usage_error(fmt::format("futexsim {} failed: {}", args.front(), r.err.substr(0, r.err.find('\n'))));
+    if (r.status != 0) {
+        // The error is the child's last line (a sweep says its grid's size first).
+        std::string err = r.err.substr(0, r.err.find_last_not_of('\n') + 1);
+        err = err.substr(err.rfind('\n') + 1);
+        throw usage_error(fmt::format("futexsim {} failed: {}", args.front(), err));
+    }
     return r.out;
 }
 

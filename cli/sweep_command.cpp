@@ -57,6 +57,8 @@ struct sweep_args {
     unsigned jobs = 0;
     std::string shard = "1/1";
     detector_flags detectors;
+    bool machine_given = false;  // --machine on the command line (with --machine-file: both run)
+    bool large_grid = false;     // --large-grid: past max_sweep_runs
 };
 
 constexpr int interrupted_status = 130;
@@ -76,12 +78,19 @@ sweep_grid build_grid(const sweep_args& a)
     sweep_grid g = a.grid;
     g.detector_args = a.detectors.given_arguments();
     g.machines.clear();
-    if (!a.machines.empty())
-        g.machines = parse_name_list("--machine", a.machines);
+    g.machine_hashes.clear();
+    // A sweep over machine files runs the files; --machine's presets too
+    // only when --machine is given (its default is for a sweep without files).
+    if (!a.machines.empty() && (a.machine_given || a.machine_files.empty()))
+        for (const auto& m : parse_name_list("--machine", a.machines)) {
+            g.machines.push_back(m);
+            g.machine_hashes.emplace_back();
+        }
     if (!a.machine_files.empty())
         for (const auto& f : parse_name_list("--machine-file", a.machine_files)) {
             check_utf8_name("--machine-file", f);
             g.machines.push_back(machine_file_cell(f));
+            g.machine_hashes.push_back(content_hash(read_input_file("--machine-file", f, max_machine_file_bytes)));
         }
     g.policies = parse_name_list("--policy", a.policies);
     g.workloads = parse_name_list("--workload", a.workloads);
@@ -143,8 +152,6 @@ sweep_grid build_grid(const sweep_args& a)
     return g;
 }
 
-// What --out already holds: the run indices done, after dropping a last
-// line cut short by an interruption.
 // Where a run sits in the sweep: everything of its line but "run".
 nlohmann::ordered_json result_head(const sweep_grid& g, std::size_t run_index)
 {
@@ -159,6 +166,9 @@ nlohmann::ordered_json result_head(const sweep_grid& g, std::size_t run_index)
                  {"kernel", c.kernel},     {"cpus", c.cpus},         {"precheck", c.precheck},
                  {"ramp_ms", c.ramp_ms},   {"arm", c.arm},           {"threads", c.threads},
                  {"seconds", g.seconds}};
+    // What the cell's machine file held when the run was made (a preset has none).
+    if (const std::string h = g.machine_hash(c.machine); !h.empty())
+        j["machine_file_hash"] = h;
     return j;
 }
 
@@ -170,6 +180,49 @@ std::string result_line(const sweep_grid& g, std::size_t run_index, const std::s
     return j.dump();
 }
 
+// A line of --out with another grid id than this sweep's: which machine
+// file changed since, when that is the only difference (the grid's id with
+// the hashes the lines recorded is the lines' id), else another sweep.
+// "a.json", "a.json,b.json" or "a.json,b.json and 17 more".
+std::string some_files(const std::vector<std::string>& files)
+{
+    if (files.size() <= 2)
+        return fmt::format("{}", fmt::join(files, ","));
+    return fmt::format("{},{} and {} more", files[0], files[1], files.size() - 2);
+}
+
+[[noreturn]] void refuse_other_grid(const std::string& path, const sweep_grid& g, const std::string& line_id,
+                                    const std::map<std::string, std::string>& recorded)
+{
+    sweep_grid then = g;
+    std::vector<std::string> changed, unrecorded;
+    for (std::size_t i = 0; i < g.machines.size(); i++) {
+        if (g.machine_hashes[i].empty())
+            continue;  // a preset
+        const auto r = recorded.find(g.machines[i]);
+        if (r == recorded.end() && recorded.empty()) {
+            // Lines from before the id covered machine files' content.
+            then.machine_hashes[i].clear();
+            unrecorded.push_back(g.machines[i].substr(5));
+        } else if (r != recorded.end() && r->second != g.machine_hashes[i]) {
+            then.machine_hashes[i] = r->second;
+            changed.push_back(g.machines[i].substr(5));
+        }
+    }
+    if (then.id() == line_id && !changed.empty())
+        throw usage_error(fmt::format("--machine-file {}: changed since the runs in --out {} were made (grid {}, now "
+                                      "{}): its runs would mix two machines; restore the file or use another --out",
+                                      some_files(changed), path, line_id, g.id()));
+    if (then.id() == line_id && !unrecorded.empty())
+        throw usage_error(fmt::format("--out {}: written before a sweep recorded its machine files' content (grid {}, "
+                                      "now {}), so its runs cannot be checked against --machine-file {}; use another "
+                                      "file", path, line_id, g.id(), some_files(unrecorded)));
+    throw usage_error(fmt::format("--out {} holds another sweep (grid {}, this one is {}); use another file", path,
+                                  line_id, g.id()));
+}
+
+// What --out already holds: the run indices done, after dropping a last
+// line cut short by an interruption.
 std::set<std::size_t> load_done(const std::string& path, const sweep_grid& g)
 {
     std::set<std::size_t> done;
@@ -177,6 +230,7 @@ std::set<std::size_t> load_done(const std::string& path, const sweep_grid& g)
         return done;
     const std::string text = read_input_file("--out", path);
     const std::size_t keep = text.empty() || text.back() == '\n' ? text.size() : text.rfind('\n') + 1;
+    std::vector<std::pair<std::size_t, nlohmann::ordered_json>> lines;  // line number, line
     std::size_t pos = 0, line_no = 0;
     while (pos < keep) {
         const std::size_t end = text.find('\n', pos);
@@ -185,25 +239,30 @@ std::set<std::size_t> load_done(const std::string& path, const sweep_grid& g)
         line_no++;
         if (line.empty())
             continue;
-        nlohmann::ordered_json j;
         try {
-            j = parse_sweep_line(line);
+            lines.emplace_back(line_no, parse_sweep_line(line));
         } catch (const std::invalid_argument& e) {
             throw usage_error(fmt::format("--out {}: line {}: {}; use another file", path, line_no, e.what()));
         }
-        if (j["grid_id"] != g.id())
-            throw usage_error(fmt::format("--out {} holds another sweep (grid {}, this one is {}); use another file",
-                                          path, j["grid_id"].get<std::string>(), g.id()));
+    }
+    // What each machine file held when its runs were made.
+    std::map<std::string, std::string> recorded;
+    for (const auto& [no, j] : lines)
+        if (j.contains("machine_file_hash"))
+            recorded[j.at("cell").at("machine").get<std::string>()] = j.at("machine_file_hash").get<std::string>();
+    for (const auto& [no, j] : lines) {
+        if (j.at("grid_id") != g.id())
+            refuse_other_grid(path, g, j.at("grid_id").get<std::string>(), recorded);
         // The same grid id: the line must be what this sweep would write
         // for its run, but for the run's own result.
-        const auto run_index = j["run_index"].get<std::size_t>();
+        const auto run_index = j.at("run_index").get<std::size_t>();
         nlohmann::ordered_json expect = result_head(g, run_index);
-        expect["run"] = j["run"];
+        expect["run"] = j.at("run");
         if (j != expect)
             throw usage_error(fmt::format("--out {}: line {} does not match run {} of this grid (edited by hand?); "
-                                          "use another file", path, line_no, run_index));
+                                          "use another file", path, no, run_index));
         if (done.count(run_index))
-            throw usage_error(fmt::format("--out {}: line {}: run {} is in twice; use another file", path, line_no,
+            throw usage_error(fmt::format("--out {}: line {}: run {} is in twice; use another file", path, no,
                                           run_index));
         done.insert(run_index);
     }
@@ -222,6 +281,20 @@ std::string hms(double seconds)
 {
     const long s = std::lround(std::max(0.0, seconds));
     return fmt::format("{:02}:{:02}:{:02}", s / 3600, s / 60 % 60, s % 60);
+}
+
+// A progress stream that closed (`sweep 2>&1 | head`) stops the sweep as
+// SIGINT does: the children are stopped and waited for, the file keeps
+// whole lines. SIGPIPE is ignored for the sweep's life.
+bool progress_closed = false;
+void say(const std::string& text)
+{
+    if (progress_closed)
+        return;
+    if (std::fwrite(text.data(), 1, text.size(), stderr) != text.size() || std::fflush(stderr) != 0) {
+        progress_closed = true;
+        stop_as_if_interrupted();
+    }
 }
 
 // Progress on stderr: a bar redrawn in place on a terminal, a plain line
@@ -250,25 +323,11 @@ public:
             say(fmt::format("sweep: {}\n", counts));
         }
     }
-    // A progress stream that closed (`sweep 2>&1 | head`) stops the sweep
-    // as SIGINT does: the children are stopped and waited for, the file
-    // keeps whole lines. SIGPIPE is ignored for the sweep's life.
-    void say(const std::string& text)
-    {
-        if (closed_)
-            return;
-        if (std::fwrite(text.data(), 1, text.size(), stderr) != text.size() || std::fflush(stderr) != 0) {
-            closed_ = true;
-            stop_as_if_interrupted();
-        }
-    }
-
 private:
     std::size_t total_, cells_;
     bool tty_;
     std::chrono::steady_clock::time_point start_;
     double last_ = -1e9;
-    bool closed_ = false;
 };
 
 int sweep(sweep_args& a)
@@ -285,29 +344,46 @@ int sweep(sweep_args& a)
         throw usage_error("--out FILE is required");
     check_output_path("--out", a.out);
 
-    const std::set<std::size_t> done_before = load_done(a.out, g);
-    std::vector<std::size_t> todo;
-    std::size_t owned = 0;
-    std::map<std::size_t, std::size_t> owned_per_cell;  // cell -> runs of it this shard owns
-    for (std::size_t i = 0; i < g.run_count(); i++)
-        if (shard.owns(i)) {
-            owned++;
-            owned_per_cell[i / g.runs]++;
-            if (!done_before.count(i))
-                todo.push_back(i);
-        }
+    // The grid's size, before anything is enumerated or read.
+    std::size_t total = g.runs;
+    for (const std::size_t n : {g.machines.size(), g.policies.size(), g.workloads.size(), g.kernels.size(),
+                                g.threads.size(), g.ramp_ms.size(), g.arms.size(), g.cpus.size(), g.prechecks.size()})
+        if (__builtin_mul_overflow(total, n, &total))
+            throw usage_error("the grid has more runs than this machine can count; make its lists shorter");
+    if (total > max_sweep_runs && !a.large_grid)
+        throw usage_error(fmt::format("the grid has {} runs ({} cells x --runs {}), more than {}: pass --large-grid "
+                                      "to sweep it (a --shard of it too)", total, g.cell_count(), g.runs,
+                                      max_sweep_runs));
+    // This shard's runs: K-1, K-1+N, ...
+    const std::size_t owned = total > shard.k - 1 ? (total - shard.k) / shard.n + 1 : 0;
     if (owned == 0)
-        throw usage_error(fmt::format("--shard {}: this shard owns none of the grid's {} runs", a.shard,
-                                      g.run_count()));
+        throw usage_error(fmt::format("--shard {}: this shard owns none of the grid's {} runs", a.shard, total));
+    const std::set<std::size_t> done_before = load_done(a.out, g);
     std::ofstream out(a.out, std::ios::app | std::ios::binary);
     if (!out)
         throw usage_error(fmt::format("--out {}: cannot open for writing", a.out));
-    if (todo.empty()) {
-        fmt::print(stderr, "sweep: all {} runs of this shard are already in {}\n", owned, a.out);
-        return 0;
-    }
+    // The grid's size, said before its runs are enumerated (after the checks
+    // above, so that bad input stays one line).
+    signal(SIGPIPE, SIG_IGN);  // see say()
+    say(fmt::format("sweep: grid {}: {} {} x {} {} = {} {}{}\n", g.id(), g.cell_count(),
+                    g.cell_count() == 1 ? "cell" : "cells", g.runs, g.runs == 1 ? "run" : "runs", total,
+                    total == 1 ? "run" : "runs",
+                    shard.n == 1 ? "" : fmt::format(", {} of them in shard {}", owned, a.shard)));
 
-    signal(SIGPIPE, SIG_IGN);  // see progress::say()
+    std::vector<std::size_t> todo;
+    std::map<std::size_t, std::size_t> owned_per_cell;  // cell -> runs of it this shard owns
+    for (std::size_t i = shard.k - 1;; i += shard.n) {
+        owned_per_cell[i / g.runs]++;
+        if (!done_before.count(i))
+            todo.push_back(i);
+        if (total - 1 - i < shard.n)
+            break;
+    }
+    if (todo.empty()) {
+        say(fmt::format("sweep: all {} {} of this shard {} already in {}\n", owned, owned == 1 ? "run" : "runs",
+                        owned == 1 ? "is" : "are", a.out));
+        return sigint_received() ? interrupted_status : 0;
+    }
     const std::string self = self_executable();
     const unsigned jobs = a.jobs ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
     std::mutex mu;
@@ -429,8 +505,13 @@ void register_sweep(CLI::App& app)
     CLI::App* sub = app.add_subcommand(
         "sweep", "Simulate a grid of runs (machines x policies x workloads x kernels x threads x ramps x arms x "
                  "CPU lists x precheck), R seeds per cell, J at a time; one JSON line per run in --out");
-    sub->add_option("--machine", a->machines, "Machine presets, comma-separated")->capture_default_str();
-    sub->add_option("--machine-file", a->machine_files, "Machine files, comma-separated (added to --machine's)");
+    auto* machine = sub->add_option("--machine", a->machines,
+                                    "Machine presets, comma-separated (with --machine-file: only if given)")
+                        ->capture_default_str();
+    sub->add_option("--machine-file", a->machine_files,
+                    "Machine files, comma-separated: the sweep runs these (and --machine's presets only if "
+                    "--machine is given too); a file whose content changed since the runs in --out were made is "
+                    "refused on resume");
     sub->add_option("--policy", a->policies, "Pivot policies, comma-separated")->capture_default_str();
     sub->add_option("--workload", a->workloads, "Workloads, comma-separated")->capture_default_str();
     sub->add_option("--kernel", a->kernels, "Kernel versions, comma-separated")->capture_default_str();
@@ -461,6 +542,10 @@ void register_sweep(CLI::App& app)
     sub->add_option("--out", a->out, "JSON Lines file; runs already in it are skipped (resume)")->required();
     sub->add_option("--jobs", a->jobs, "Runs at a time (default: every CPU)")->transform(whole_number(1, 1024));
     sub->add_option("--shard", a->shard, "K/N: run only the runs whose index is K-1 modulo N")->capture_default_str();
+    sub->add_flag("--large-grid", a->large_grid,
+                  fmt::format("Sweep a grid of more than {} runs (refused without it: a mistyped range or "
+                              "--runs would enumerate for minutes)", max_sweep_runs));
+    sub->parse_complete_callback([a, machine] { a->machine_given = machine->count() > 0; });
     sub->footer(
         "Each line of --out is one run: the `run --json` object under \"run\", the cell's parameters\n"
         "under \"cell\", and the grid's id; a run's warnings (the progress detectors', the model's) are in\n"

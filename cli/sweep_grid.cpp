@@ -4,6 +4,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <bit>
 #include <filesystem>
 #include <limits>
@@ -60,6 +61,19 @@ std::size_t sweep_grid::cell_count() const
            ramp_ms.size() * arms.size() * cpus.size() * prechecks.size();
 }
 
+std::string content_hash(const std::string& text)
+{
+    return fmt::format("{:016x}", fnv1a(text));
+}
+
+std::string sweep_grid::machine_hash(const std::string& name) const
+{
+    for (std::size_t i = 0; i < machines.size() && i < machine_hashes.size(); i++)
+        if (machines[i] == name)
+            return machine_hashes[i];
+    return "";
+}
+
 std::string sweep_grid::id() const
 {
     std::string text = fmt::format("v{};{};{};{};{};", sweep_format_version, fmt::join(machines, ","),
@@ -73,7 +87,10 @@ std::string sweep_grid::id() const
         text += ";exact";
     if (!detector_args.empty())
         text += fmt::format(";detectors={}", fmt::join(detector_args, " "));
-    return fmt::format("{:016x}", fnv1a(text));
+    // Machine files' content (none: the id of a grid of presets, as before).
+    if (std::any_of(machine_hashes.begin(), machine_hashes.end(), [](const std::string& h) { return !h.empty(); }))
+        text += fmt::format(";machine_files={}", fmt::join(machine_hashes, ","));
+    return content_hash(text);
 }
 
 // Cells in row-major order, the last list fastest: machine, policy,

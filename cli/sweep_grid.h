@@ -19,6 +19,10 @@ inline constexpr unsigned max_sweep_presize = 1048576;
 
 struct sweep_grid {
     std::vector<std::string> machines{"xeon-6975p-snc3"};  // preset names, or machine_file_cell(PATH)
+    // Per machine, content_hash() of its file's bytes ("" for a preset): in
+    // the id, so that a machine file changed under the same path makes
+    // another grid (a resume then refuses to mix the two machines' runs).
+    std::vector<std::string> machine_hashes;
     std::vector<std::string> policies{"stock"};
     std::vector<std::string> workloads{"wake-nowaiters"};
     std::vector<std::string> kernels{"v6.17"};
@@ -41,10 +45,19 @@ struct sweep_grid {
 
     std::size_t cell_count() const;
     std::size_t run_count() const { return cell_count() * runs; }
+    // The hash of machine `name`'s file, "" for a preset.
+    std::string machine_hash(const std::string& name) const;
     // A hash of everything above: the lines of one sweep (and its shards)
     // carry it, so that `report` can refuse a mix of grids.
     std::string id() const;
 };
+
+// The most runs a sweep takes without --large-grid: about a day of
+// 10 ms runs on 100 CPUs, and what a resume or a shard enumerates at once.
+inline constexpr std::size_t max_sweep_runs = 1000000;
+
+// A stable fingerprint of `text` (FNV-1a, 64 bits) as 16 hex digits.
+std::string content_hash(const std::string& text);
 
 // One cell: a value of every list.
 struct sweep_cell {

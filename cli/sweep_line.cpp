@@ -89,6 +89,8 @@ json parse_sweep_line(const std::string& line)
     if (!j.contains("cell"))
         bad("no 'cell'");
     check_cell(j.at("cell"));
+    if (j.contains("machine_file_hash") && !j.at("machine_file_hash").is_string())
+        bad("'machine_file_hash' must be a text");
     if (!j.contains("run"))
         bad("no 'run'");
     check_run(j.at("run"));

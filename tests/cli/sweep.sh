@@ -124,6 +124,39 @@ grep -q "$dir" "$dir/repo/r.jsonl" && bad "the results name a folder outside the
 cp -r "$dir/repo" "$dir/clone"
 (cd "$dir/clone" && "$abs_bin" sweep --machine-file m/box.json --threads 2 --runs 2 --seconds 0.002 --out r.jsonl 2>&1) |
     grep -q "already in" || bad "a copy of the folder does not resume the sweep"
+# Issue 33, item 21: a sweep over a machine file runs the file, not the
+# default preset as well (2 runs, one cell); with --machine given, both.
+[ "$(wc -l <"$dir/repo/r.jsonl")" -eq 2 ] && ! grep -q '"machine":"xeon' "$dir/repo/r.jsonl" &&
+    note "ok: --machine-file alone sweeps the file only" ||
+    bad "--machine-file alone also swept the default preset: $(grep -o '"machine":"[^"]*"' "$dir/repo/r.jsonl" | sort -u | tr '\n' ' ')"
+(cd "$dir/repo" && "$abs_bin" sweep --machine-file m/box.json --machine xeon-6975p-snc3 --threads 2 --runs 1 \
+    --seconds 0.002 --out both.jsonl 2>/dev/null) || bad "a sweep over a file and a preset failed"
+[ "$(grep -c '"cell":{"machine":"xeon-6975p-snc3"' "$dir/repo/both.jsonl")" -eq 1 ] &&
+    [ "$(grep -c '"cell":{"machine":"file:m/box.json"' "$dir/repo/both.jsonl")" -eq 1 ] &&
+    note "ok: --machine-file with --machine sweeps both" || bad "--machine-file with --machine: $(cat "$dir/repo/both.jsonl")"
+# Item 8: the file's content is in the grid id; a resume after it changed
+# refuses, naming the file, and leaves --out as it was; put back, it resumes.
+cp "$dir/repo/r.jsonl" "$dir/r.before"
+cp "$dir/repo/m/box.json" "$dir/box.orig"
+sed -i 's/"cores_per_die": 4/"cores_per_die": 2/' "$dir/repo/m/box.json"
+(cd "$dir/repo" && check "--machine-file m/box.json: changed since the runs in --out r.jsonl were made" \
+    "$abs_bin" sweep --machine-file m/box.json --threads 2 --runs 2 --seconds 0.002 --out r.jsonl)
+cmp -s "$dir/repo/r.jsonl" "$dir/r.before" || bad "the refused resume changed --out"
+cp "$dir/box.orig" "$dir/repo/m/box.json"
+(cd "$dir/repo" && "$abs_bin" sweep --machine-file m/box.json --threads 2 --runs 2 --seconds 0.002 --out r.jsonl 2>&1) |
+    grep -q "already in" && note "ok: the file put back, the sweep resumes" || bad "the file put back does not resume"
+# Item 18: the grid's size is said at once, and a grid of more than
+# 1000000 runs is refused unless --large-grid (then a shard of one run runs
+# that run, enumerating nothing else).
+huge=(--threads 1:4096:1 --runs 100000 --seconds 0.001 --cpus 0)
+check "the grid has 409600000 runs (4096 cells x --runs 100000), more than 1000000: pass --large-grid" \
+    "$bin" sweep "${huge[@]}" --shard 1/1000000000 --out "$dir/huge.jsonl"
+[ -e "$dir/huge.jsonl" ] && bad "the refused grid left --out behind"
+"$bin" sweep "${huge[@]}" --large-grid --shard 1/1000000000 --jobs 1 --out "$dir/huge.jsonl" 2>"$dir/huge.err" ||
+    bad "a shard of one run of a large grid failed: $(cat "$dir/huge.err")"
+head -n 1 "$dir/huge.err" | grep -q "^sweep: grid [0-9a-f]*: 4096 cells x 100000 runs = 409600000 runs, 1 of them in shard 1/1000000000$" &&
+    [ "$(wc -l <"$dir/huge.jsonl")" -eq 1 ] && note "ok: $(head -n 1 "$dir/huge.err")" ||
+    bad "a large grid's shard: $(head -n 1 "$dir/huge.err"), $(wc -l <"$dir/huge.jsonl") lines"
 
 check "another sweep" "$bin" sweep --threads 4 --runs 1 --seconds 0.004 --cpus 0-15 --out "$dir/full.jsonl"
 check "a different sweep" "$bin" report "$dir/full.jsonl" "$dir/int.jsonl"

@@ -330,7 +330,10 @@ void register_run(CLI::App& app)
         ->transform(whole_number(1, 100000))
         ->capture_default_str();
     sub->add_option("--interval-ms", a->opt.interval_ms,
-                    fmt::format("Width of the per-interval throughput bins (at most {} bins per run)", max_bins))
+                    fmt::format("Width of the per-interval throughput bins (at most {} bins per run); a run "
+                                "that is not a whole number of bins long ends with a shorter bin, whose rate "
+                                "is over its own width",
+                                max_bins))
         ->transform(real_number(0.1, 10000.0))
         ->capture_default_str();
     auto* strategy = sub->add_option("--strategy", a->strategy,

@@ -145,7 +145,11 @@ run_result run_real(const run_options& opt, backend b)
         created_in_window = proc->threads_created();
         const double elapsed = static_cast<double>(proc->now_ns()) / 1e9;
         r.interrupted = sigint_received().load();
-        if (r.interrupted || ctx.work_done_at.load() >= 0)
+        // --ops: the run took until the work was done (work_ms), not until
+        // the watchdog, polling every 5 ms, noticed it.
+        if (const std::int64_t done = ctx.work_done_at.load(); done >= 0)
+            r.seconds = std::min(opt.seconds, static_cast<double>(done) / 1e9);
+        else if (r.interrupted)
             r.seconds = std::min(opt.seconds, elapsed);
         fill_throughput(r, ctx, ops, r.seconds, slots());  // a run that ended early has fewer bins
         if (tp) {

@@ -4,10 +4,30 @@
 // and a 64-bit division per operation cost about 5% of a healthy run.
 #pragma once
 
+#include <algorithm>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 
 namespace futexsim {
+
+// The bins of `interval_ms` a run of `seconds` has: as many as fit when its
+// length is a whole number of them (to a part in 10^9, so that 0.3 s in
+// bins of 10 ms is 30 bins), else one more, shorter, at the end.
+inline std::size_t run_bins(double seconds, double interval_ms)
+{
+    const double x = seconds * 1e3 / interval_ms;
+    const double whole = std::round(x);
+    return static_cast<std::size_t>(std::abs(x - whole) <= 1e-9 * std::max(1.0, x) ? whole : std::ceil(x));
+}
+
+// The width in milliseconds of the last of `bins` bins of a run of
+// `seconds`: `interval_ms`, or less when the run ends inside it.
+inline double last_bin_ms(std::size_t bins, double seconds, double interval_ms)
+{
+    const double w = seconds * 1e3 - static_cast<double>(bins - 1) * interval_ms;
+    return bins == 0 || !(w > 0) || w >= interval_ms * (1 - 1e-9) ? interval_ms : w;
+}
 
 class bin_cursor {
 public:

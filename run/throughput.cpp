@@ -10,14 +10,12 @@ void fill_throughput(run_result& r, const workload_context& ctx, const op_counte
                      int slots_now)
 {
     const double interval_ms = r.interval_ms;
+    // The bins of the run (one cut short by SIGINT, or on a real backend by
+    // finished work, has fewer); on a real backend the operations are those
+    // in them, read once, so that a thread still counting cannot make them
+    // differ.
     std::vector<std::uint64_t> bins = ops.bins();
-    if (ops.window_only()) {
-        // A real run: the bins of the run (one cut short by SIGINT or by
-        // finished work has fewer) and the operations are those in them,
-        // read once, so that a thread still counting cannot make them differ.
-        const auto run_bins = static_cast<std::size_t>(std::ceil(seconds * 1e3 / interval_ms));
-        bins.resize(std::min(bins.size(), run_bins));
-    }
+    bins.resize(std::min(bins.size(), run_bins(seconds, interval_ms)));
     if (ctx.work_done_at >= 0)
         r.work_ms = static_cast<double>(ctx.work_done_at) / 1e6;
     for (std::size_t i = 0; i < ctx.phases.size(); i++) {
@@ -39,8 +37,12 @@ void fill_throughput(run_result& r, const workload_context& ctx, const op_counte
     }
     r.ops = ops.window_only() ? std::accumulate(bins.begin(), bins.end(), std::uint64_t{0}) : ops.total();
     r.mops = seconds > 0 ? static_cast<double>(r.ops) / seconds / 1e6 : 0;  // 0: interrupted at once
-    for (auto b : bins)
-        r.per_interval_mops.push_back(static_cast<double>(b) / (interval_ms * 1e3));
+    // Each bin's rate over its own width: the last one is shorter when the
+    // run ends inside it.
+    for (std::size_t i = 0; i < bins.size(); i++) {
+        const double width_ms = i + 1 == bins.size() ? last_bin_ms(bins.size(), seconds, interval_ms) : interval_ms;
+        r.per_interval_mops.push_back(static_cast<double>(bins[i]) / (width_ms * 1e3));
+    }
 }
 
 }  // namespace futexsim

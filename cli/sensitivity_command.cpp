@@ -26,6 +26,7 @@
 #include "cli/numbers.h"
 #include "cli/report_stats.h"
 #include "cli/sensitivity.h"
+#include "cli/stop_signals.h"
 #include "cli/sweep_grid.h"
 #include "run/stop_signal.h"
 #include "machine/embedded_presets.h"
@@ -69,12 +70,23 @@ void write_file(const std::string& path, const std::string& text)
         throw usage_error(fmt::format("--out-dir: cannot write {}", path));
 }
 
-// Runs `futexsim ARGS...` as a child; its standard output, or a usage error.
-std::string run_self(const std::vector<std::string>& args)
+// Runs `futexsim ARGS...` as a child (`step` says which, for a stop); its
+// standard output, or a usage error. A stop (SIGINT, SIGTERM, SIGHUP, to it
+// or its process group) reaches the child, which stops at its safe point;
+// what was done is said: `step` says which steps before it are complete,
+// and a sweep how many of its runs are in its file.
+std::string run_self(const std::vector<std::string>& args, const std::string& step)
 {
     const child_result r = run_child(self_executable(), args, [](pid_t) {});
-    if (r.status == interrupted_status || sigint_received())
-        throw interrupted(fmt::format("futexsim {} stopped; the same command resumes from --out-dir", args.front()));
+    if (r.status == interrupted_status || r.status == stop_status() || sigint_received()) {
+        // "sweep: interrupted; 3 of 8 runs are in F (run the same command to resume)"
+        const std::string head = "sweep: interrupted; ";
+        const std::size_t at = r.err.rfind(head);
+        const std::size_t to = at == std::string::npos ? at : r.err.find(" (run the same", at);
+        const std::string said = to == std::string::npos ? "" : ": " + r.err.substr(at + head.size(), to - at - head.size());
+        throw interrupted(fmt::format("sensitivity stopped in {}{}; the same command resumes from --out-dir",
+                                      step, said));
+    }
     if (r.status != 0) {
         // The error is the child's last line (a sweep says its grid's size first).
         std::string err = r.err.substr(0, r.err.find_last_not_of('\n') + 1);
@@ -150,14 +162,16 @@ int sensitivity_checked(const sensitivity_args& a)
     const std::string auto_out = dir + "/auto.jsonl", presized_out = dir + "/presized.jsonl";
     run_self({"sweep", "--machine", "", "--machine-file", files, "--workload", a.workload, "--threads", a.threads,
               "--arms", "auto", "--runs", std::to_string(a.runs), "--seconds", fmt::format("{}", a.seconds),
-              "--cpus", a.cpus, "--out", auto_out, "--jobs", jobs});
+              "--cpus", a.cpus, "--out", auto_out, "--jobs", jobs},
+             "the auto-scaled sweep (1 of 2)");
     run_self({"sweep", "--machine", "", "--machine-file", files, "--workload", a.workload, "--threads",
               std::to_string(threads.back()), "--arms", "presize:512", "--runs", "1", "--seconds",
-              fmt::format("{}", a.presized_seconds), "--cpus", a.cpus, "--out", presized_out, "--jobs", jobs});
+              fmt::format("{}", a.presized_seconds), "--cpus", a.cpus, "--out", presized_out, "--jobs", jobs},
+             "the presized sweep (2 of 2; the auto-scaled one is complete)");
 
     std::map<std::string, variant_result> by_file;
     for (const auto& out : {auto_out, presized_out}) {
-        const json rep = json::parse(run_self({"report", "--format", "json", out}));
+        const json rep = json::parse(run_self({"report", "--format", "json", out}, "the report of " + out));
         for (const auto& c : rep.at("cells")) {
             variant_result& r = by_file[c.at("machine").get<std::string>()];  // machine_file_cell()
             const auto t = c.at("threads").get<unsigned>();
@@ -270,7 +284,11 @@ void register_sensitivity(CLI::App& app)
                          "Parameters and their ranges:\n";
     for (const auto& p : sensitivity_params())
         footer += fmt::format("  {} {}..{}: {}\n", p.name, p.low, p.high, p.why);
-    sub->footer(footer + "Plot: experiments/plot_tornado.py on --format json output (docs/results.md).");
+    sub->footer(footer + "Plot: experiments/plot_tornado.py on --format json output (docs/results.md).\n"
+                         "SIGINT (to it alone or to its process group, as Ctrl-C sends), SIGTERM or SIGHUP stops the\n"
+                         "sweep in progress and its runs at a safe point and says what was done (which sweep, how\n"
+                         "many of its runs are in its file); exit status 128 + the signal, no table; the same\n"
+                         "command resumes.");
     add_command(sub, [a] { return sensitivity(*a); });
 }
 

@@ -76,4 +76,21 @@ grep -q "interrupted" "$dir/sens.err" || bad "sensitivity on SIGINT: no 'interru
 left=$(pgrep -f -- "$dir/sens" | wc -l)
 [ "$left" -eq 0 ] && echo "ok: SIGINT: sensitivity exits $rc and none of its $kids descendants outlives it" ||
     bad "sensitivity: $left of its descendants outlived it"
+
+# Issue 33, item 12: Ctrl-C, SIGINT to the whole process group at once
+# (sensitivity, its sweep and the runs): the same, and it says what was done.
+setsid "$bin" sensitivity --params hz --threads 48,96 --runs 2 --seconds 2 --out-dir "$dir/pg" \
+    >"$dir/pg.out" 2>"$dir/pg.err" &
+pid=$!
+wait_for_runs "$pid" 2 || bad "sensitivity (own process group) never started its sweep's runs"
+kids=$(descendants "$pid" | wc -l)
+kill -INT -- "-$pid"
+wait "$pid"; rc=$?
+[ "$rc" -eq 130 ] || bad "sensitivity on SIGINT to its process group exits $rc, wanted 130: $(tail -n 1 "$dir/pg.err")"
+grep -q "interrupted: sensitivity stopped in the auto-scaled sweep (1 of 2): [0-9]* of 12 runs are in $dir/pg/auto.jsonl; the same command resumes" "$dir/pg.err" ||
+    bad "sensitivity on SIGINT to its process group does not say what was done: $(cat "$dir/pg.err")"
+[ -s "$dir/pg.out" ] && bad "sensitivity on SIGINT to its process group printed a table"
+left=$(pgrep -f -- "$dir/pg" | wc -l)
+[ "$left" -eq 0 ] && echo "ok: SIGINT to the process group: sensitivity exits $rc, says $(grep -o '[0-9]* of 12 runs' "$dir/pg.err"), and none of its $kids descendants outlives it" ||
+    bad "sensitivity (process group): $left of its descendants outlived it"
 exit $fail

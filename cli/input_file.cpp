@@ -133,7 +133,18 @@ std::string read_input_file(const std::string& what, const std::string& path, st
 
 machine read_machine_file(const std::string& what, const std::string& path)
 {
-    return parse_machine_json(read_input_file(what, path, max_machine_file_bytes), path);
+    const std::string text = read_input_file(what, path, max_machine_file_bytes);
+    try {
+        return parse_machine_json(text, path);
+    } catch (const std::invalid_argument& e) {
+        // The parser's "machine file: ..." names no file: name it, and the
+        // flag, once ("machine file 'F' is not JSON" names it already).
+        std::string why = e.what();
+        for (const std::string& head : {std::string("machine file: "), "machine file '" + path + "' "})
+            if (why.rfind(head, 0) == 0)
+                why.erase(0, head.size());
+        throw std::invalid_argument(fmt::format("{} {}: {}", what, path, why));
+    }
 }
 
 bool path_exists(const std::string& path)

@@ -20,6 +20,7 @@
 #include "cli/report_stats.h"
 #include "cli/sweep_grid.h"
 #include "cli/sweep_line.h"
+#include "run/plural.h"
 
 namespace futexsim::cli {
 
@@ -310,9 +311,9 @@ std::string warned_text(const json& row)
 
 void print_md(const merged& m, const report_rows& r)
 {
-    fmt::print("# futexsim report\n\ngrid {}: {} of {} runs", m.grid_id, m.runs, m.grid_runs);
+    fmt::print("# futexsim report\n\ngrid {}: {} of {}", m.grid_id, m.runs, count_noun(m.grid_runs, "run"));
     if (m.runs < m.grid_runs)
-        fmt::print(" (INCOMPLETE: {} runs missing)", m.grid_runs - m.runs);
+        fmt::print(" (INCOMPLETE: {} missing)", count_noun(m.grid_runs - m.runs, "run"));
     fmt::print("\n\n");
     std::vector<std::string> fixed_parts;
     for (const auto& [d, v] : r.constant.items())

@@ -384,7 +384,8 @@ void register_run(CLI::App& app)
     });
     sub->footer(
         "Each run prints: threads, slots before any thread / after --presize / after the\n"
-        "threads were joined, virtual seconds, throughput, and the model's view: outcome\n"
+        "threads were joined, virtual seconds (two decimals; under 0.1 s, two significant digits:\n"
+        "0.0010s), throughput, and the model's view: outcome\n"
         "(latched: a pivot still pending at the end and for at least half the run;\n"
         "transient: a pivot took over 10 mean grace periods' time; never), the share of\n"
         "futex_ref_get() calls that found FR_ATOMIC, and the mean grace period; then each\n"

@@ -6,7 +6,7 @@
 // the largest count), and `futexsim report`'s cells: per variant the stall
 // threshold as a band, the auto-scaled throughput at the largest count
 // (latched, where it latches) and the presized throughput. Printed as a
-// tornado table, largest threshold swing first; --format json for
+// tornado table, largest threshold swing first (undecided ends last); --format json for
 // experiments/plot_tornado.py.
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -31,6 +31,7 @@
 #include "run/stop_signal.h"
 #include "machine/embedded_presets.h"
 #include "machine/machine.h"
+#include "run/plural.h"
 
 namespace futexsim::cli {
 
@@ -138,7 +139,10 @@ int sensitivity_checked(const sensitivity_args& a)
     }
     const std::vector<unsigned> threads = parse_uint_grid("--threads", a.threads);
     const std::string base = base_machine_text(a);
-    parse_machine_json(base, a.machine_file.empty() ? a.machine : a.machine_file);  // valid, or the parser's error
+    if (a.machine_file.empty())
+        parse_machine_json(base, a.machine);  // a preset: valid
+    else
+        read_machine_file("--machine-file", a.machine_file);  // valid, or the parser's error naming the file
     check_utf8_name("--out-dir", a.out_dir);
     check_utf8_name("--out-dir", std::filesystem::absolute(a.out_dir).string());
     std::error_code ec;
@@ -200,7 +204,11 @@ int sensitivity_checked(const sensitivity_args& a)
     for (const sensitivity_param* p : params) {
         row r{p, machine_value(base, *p), &by_file.at(machine_file_cell(fmt::format("{}/{}-low.json", dir, p->name))),
               &by_file.at(machine_file_cell(fmt::format("{}/{}-high.json", dir, p->name))), 0};
-        r.swing = std::abs(edge(stall_band(r.high->latched)) - edge(stall_band(r.low->latched)));
+        // An undecided end (no count cleared 1/2 either way) has no edge to
+        // swing from: such a row has no swing (-1) and goes last.
+        const threshold_band lo = stall_band(r.low->latched), hi = stall_band(r.high->latched);
+        const auto undecided = [](const threshold_band& b) { return !b.above && !b.below; };
+        r.swing = undecided(lo) || undecided(hi) ? -1 : std::abs(edge(hi) - edge(lo));
         rows.push_back(r);
     }
     std::stable_sort(rows.begin(), rows.end(), [](const row& x, const row& y) { return x.swing > y.swing; });
@@ -229,13 +237,17 @@ int sensitivity_checked(const sensitivity_args& a)
         print_line(j.dump(2));
         return 0;
     }
-    print_line(fmt::format("# Sensitivity: {} on {}, threads {}, {} runs of {} virtual s per point", a.workload,
-                           a.machine_file.empty() ? a.machine : a.machine_file, a.threads, a.runs, a.seconds));
+    print_line(fmt::format("# Sensitivity: {} on {}, threads {}, {} of {} virtual s per point", a.workload,
+                           a.machine_file.empty() ? a.machine : a.machine_file, a.threads, count_noun(a.runs, "run"),
+                           a.seconds));
     print_line("");
     print_line(fmt::format("Preset: threshold {}, auto {:.1f} Mops/s at {} threads, presized {:.1f} Mops/s.",
                            stall_band(preset.latched).text(), preset.auto_mops, threads.back(), preset.presized_mops));
     print_line("Threshold: the thread count where the latched probability's 95% interval first lies above 1/2,");
-    print_line("as a band from the last count whose interval lies below it. Largest swing first.");
+    print_line("as a band from the last count whose interval lies below it. Ordered by the threshold's swing, the");
+    print_line("distance between the bands' upper ends at low and high (a threshold beyond the grid counts as one");
+    print_line("past its largest count), largest first; a parameter undecided at either end (no count cleared 1/2");
+    print_line("either way: too few runs) has no swing and comes last.");
     print_line("");
     print_line(fmt::format("| parameter | low / preset / high | threshold at low | at high | auto Mops/s at {} (low / high) "
                            "| presized Mops/s (low / high) | range from |",

@@ -13,6 +13,7 @@
 #include "run/stop_signal.h"
 #include "run/workloads/workload.h"
 #include "sim/run.h"
+#include "run/plural.h"
 
 namespace futexsim::compare {
 
@@ -126,7 +127,7 @@ calibration_report calibrate(const calibration_options& opt, const machine& host
             if (!runs)
                 return rep;
             const auto& [s, k] = *runs;
-            rep.rows.push_back({fmt::format("slots after {} threads", n), "slots", static_cast<double>(s.slots_end),
+            rep.rows.push_back({"slots after " + count_noun(n, "thread"), "slots", static_cast<double>(s.slots_end),
                                 static_cast<double>(k.slots_end), ""});
         }
 
@@ -135,7 +136,7 @@ calibration_report calibrate(const calibration_options& opt, const machine& host
         if (!runs)
             return rep;
         const auto& [s, k] = *runs;
-        rep.rows.push_back({fmt::format("wake-nowaiters, {} threads", n), "Mops/s", s.mops, k.mops, ""});
+        rep.rows.push_back({"wake-nowaiters, " + count_noun(n, "thread"), "Mops/s", s.mops, k.mops, ""});
         if (n == 1) {
             rep.measured_wake_ns = k.mops > 0 ? 1e3 / k.mops : 0;
             rep.simulated_wake_ns = s.mops > 0 ? 1e3 / s.mops : 0;
@@ -159,9 +160,9 @@ calibration_report calibrate(const calibration_options& opt, const machine& host
             if (k.ms.size() < k.wanted)
                 note += fmt::format("{}real: {} of {} completed in {} s", note.empty() ? "" : "; ", k.ms.size(),
                                     k.wanted, stall_limit_s);
-            rep.rows.push_back({fmt::format("SET_SLOTS under {} wakers, median", n), "ms", percentile(s.ms, 0.5),
+            rep.rows.push_back({"SET_SLOTS under " + count_noun(n, "waker") + ", median", "ms", percentile(s.ms, 0.5),
                                 percentile(k.ms, 0.5), note});
-            rep.rows.push_back({fmt::format("SET_SLOTS under {} wakers, p90", n), "ms", percentile(s.ms, 0.9),
+            rep.rows.push_back({"SET_SLOTS under " + count_noun(n, "waker") + ", p90", "ms", percentile(s.ms, 0.9),
                                 percentile(k.ms, 0.9), ""});
         }
     return rep;

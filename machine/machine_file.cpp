@@ -190,6 +190,12 @@ machine parse_machine_json(const std::string& json_text, const std::string& orig
 
     machine m;
     m.name = text(j, "name", "custom");
+    // The name goes into one-line headers (selftests, run's JSON, trace
+    // metadata): a newline or other control character would break them.
+    for (const unsigned char c : m.name)
+        if (c < 0x20 || c == 0x7f)
+            throw std::invalid_argument(
+                fmt::format("machine file: 'name' holds the control character 0x{:02x} (a name is one line of text)", c));
     m.description = text(j, "description", "from " + origin);
     m.arch = word(j, "arch", atomic_arch_words);
     m.arbitration = word(j, "arbitration", line_arbitration_words);

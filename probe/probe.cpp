@@ -294,7 +294,8 @@ std::string split_table(const syscall_split& s, double ghz)
     row("futex path, global hash (wake - invalid)", s.path_global);
     const summary& path = futex_path(s);
     const double total = path.median + s.invalid_op.median;
-    out += fmt::format("  split of one FUTEX_WAKE_PRIVATE: entry+exit {:.0f} ns ({:.0f}%), futex path {:.0f} ns "
+    // One decimal, as the rows above and the entry+exit `probe` derives from it.
+    out += fmt::format("  split of one FUTEX_WAKE_PRIVATE: entry+exit {:.1f} ns ({:.0f}%), futex path {:.1f} ns "
                        "({:.0f}%){}\n",
                        s.invalid_op.median, total > 0 ? 100 * s.invalid_op.median / total : 0, path.median,
                        total > 0 ? 100 * path.median / total : 0,

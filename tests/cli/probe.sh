@@ -15,6 +15,11 @@ check '[ $rc -eq 0 ]' "probe exits 0"
 check '[ -s "$dir/m.json" ]' "probe wrote the file"
 check '[[ "$out" == *"futex(invalid op): entry + exit"* && "$out" == *"split of one FUTEX_WAKE_PRIVATE"* ]]' \
       "probe prints the system-call split"
+# Issue 33, item 23: the split's entry+exit and the one probe derives from
+# it are both to 0.1 ns, and the derived one says what it is.
+split=$(grep -oE 'split of one FUTEX_WAKE_PRIVATE: entry\+exit [0-9]+\.[0-9] ns' <<<"$out" | grep -oE '[0-9]+\.[0-9]')
+check '[ -n "$split" ] && [[ "$out" == *"(the split'"'"'s $split ns less the model'"'"'s "* ]]' \
+      "the split's entry+exit ($split ns) and the derived one agree in rounding and say how they differ"
 check '[[ "$out" == *"same_llc"* || "$out" == *"smt_sibling"* || $(nproc) -eq 1 ]]' "probe prints the pair classes"
 python3 - "$dir/m.json" <<'PY' || fail=1
 import json, sys

@@ -140,7 +140,8 @@ machine read_machine_file(const std::string& what, const std::string& path)
         // The parser's "machine file: ..." names no file: name it, and the
         // flag, once ("machine file 'F' is not JSON" names it already).
         std::string why = e.what();
-        for (const std::string& head : {std::string("machine file: "), "machine file '" + path + "' "})
+        for (const std::string& head :
+             {std::string("machine file: "), "machine file '" + path + "' "})
             if (why.rfind(head, 0) == 0)
                 why.erase(0, head.size());
         throw std::invalid_argument(fmt::format("{} {}: {}", what, path, why));

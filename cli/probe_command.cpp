@@ -77,11 +77,12 @@ int run_probe_command(const probe_args& a)
             path.median, r.split.have_private_hash ? "private" : "global", r.split.kernel, d.ns_per_cpi,
             pm.m.core_ghz, d.fixed_ns, d.kernel_cpi < 0 ? "; the path measured is shorter than the fixed part, so 0" : "");
         // Not the split's entry+exit: that less the model's user loop, said so.
-        std::cout << fmt::format("entry+exit {:.1f} ns (the split's {:.1f} ns less the model's {} ns user loop); "
-                                 "kernel_cpi {:.2f}: the model's FUTEX_WAKE is {:.1f} ns + entry/exit + {:.2f} ns per "
-                                 "CPI; the path measured is {:.1f} ns\n",
-                                 v.entry_exit_ns, r.split.invalid_op.median, wake_loop_user_ns, pm.m.kernel_cpi,
-                                 d.fixed_ns, d.ns_per_cpi, path.median);
+        std::cout << fmt::format(
+            "entry+exit {:.1f} ns (the split's {:.1f} ns less the model's {} ns user loop); "
+            "kernel_cpi {:.2f}: the model's FUTEX_WAKE is {:.1f} ns + entry/exit + {:.2f} ns per "
+            "CPI; the path measured is {:.1f} ns\n",
+            v.entry_exit_ns, r.split.invalid_op.median, wake_loop_user_ns, pm.m.kernel_cpi,
+            d.fixed_ns, d.ns_per_cpi, path.median);
     }
     const std::string text = machine_file_json(pm.m, pm.shape, pm.sources);
     errno = 0;

@@ -12,10 +12,10 @@
 #include "cli/commands.h"
 #include "cli/numbers.h"
 #include "model/core.h"
+#include "run/plural.h"
 #include "run/stop_signal.h"
 #include "sim/explore/dfs.h"
 #include "sim/explore/explore_run.h"
-#include "run/plural.h"
 
 namespace futexsim::cli {
 
@@ -54,7 +54,8 @@ int exhaustive(replay_args& a, const sim::explore::xcase& c)
     a.dfs.interrupted = [] { return sigint_received().load(std::memory_order_relaxed); };
     const auto r = sim::explore::explore_dfs(cfg, c, a.dfs);
     const std::string counts =
-        fmt::format("{} ({} at the step bound), {} pruned by the reduction, {} past the preemption bound, longest {}",
+        fmt::format("{} ({} at the step bound), {} pruned by the reduction, {} past the preemption "
+                    "bound, longest {}",
                     count_noun(r.executions, "complete execution"), r.at_step_bound, r.pruned,
                     count_noun(r.preemption_cuts, "choice"), count_noun(r.longest, "step"));
     std::cout << "# exhaustive: policy=" << cfg.policy << " kernel=" << model::kernel_version_name(cfg.kernel)
@@ -67,11 +68,14 @@ int exhaustive(replay_args& a, const sim::explore::xcase& c)
         if (a.shrink) {
             const auto s = sim::explore::shrink_dfs_failure(cfg, c, a.dfs);
             if (s.result.failure)
-                std::cout << "shrunk (" << count_noun(s.attempts, "search") << "): "
-                          << count_noun(sim::explore::case_size(s.c), "operation") << " in "
-                          << count_noun(s.c.threads.size(), "thread") << ", " << count_noun(s.preemptions, "preemption")
-                          << ": " << *s.result.failure->violation << '\n'
-                          << "  replay: " << sim::explore::replay_command(*s.result.failing, s.c, replay_program(cfg))
+                std::cout << "shrunk (" << count_noun(s.attempts, "search")
+                          << "): " << count_noun(sim::explore::case_size(s.c), "operation")
+                          << " in " << count_noun(s.c.threads.size(), "thread") << ", "
+                          << count_noun(s.preemptions, "preemption") << ": "
+                          << *s.result.failure->violation << '\n'
+                          << "  replay: "
+                          << sim::explore::replay_command(*s.result.failing, s.c,
+                                                          replay_program(cfg))
                           << '\n';
         }
         std::cout.flush();

@@ -311,7 +311,8 @@ std::string warned_text(const json& row)
 
 void print_md(const merged& m, const report_rows& r)
 {
-    fmt::print("# futexsim report\n\ngrid {}: {} of {}", m.grid_id, m.runs, count_noun(m.grid_runs, "run"));
+    fmt::print("# futexsim report\n\ngrid {}: {} of {}", m.grid_id, m.runs,
+               count_noun(m.grid_runs, "run"));
     if (m.runs < m.grid_runs)
         fmt::print(" (INCOMPLETE: {} missing)", count_noun(m.grid_runs - m.runs, "run"));
     fmt::print("\n\n");

@@ -329,11 +329,12 @@ void register_run(CLI::App& app)
     sub->add_option("--runs", a->runs, "Runs, with seeds seed, seed+1, ...")
         ->transform(whole_number(1, 100000))
         ->capture_default_str();
-    sub->add_option("--interval-ms", a->opt.interval_ms,
-                    fmt::format("Width of the per-interval throughput bins (at most {} bins per run); a run "
-                                "that is not a whole number of bins long ends with a shorter bin, whose rate "
-                                "is over its own width",
-                                max_bins))
+    const std::string interval_help = fmt::format(
+        "Width of the per-interval throughput bins (at most {} bins per run); a run that "
+        "is not a whole number of bins long ends with a shorter bin, whose rate is over "
+        "its own width",
+        max_bins);
+    sub->add_option("--interval-ms", a->opt.interval_ms, interval_help)
         ->transform(real_number(0.1, 10000.0))
         ->capture_default_str();
     auto* strategy = sub->add_option("--strategy", a->strategy,
@@ -396,7 +397,9 @@ void register_run(CLI::App& app)
         "SIGINT ends a simulated run between two events: it prints what was simulated so far\n"
         "(interrupted, with its virtual length), starts no further run and exits with status 130.\n"
         "--backend threads|kernel run the same workloads on this machine in wall-clock time, at\n"
-        "most " + std::to_string(real::max_threads) + " threads and " + std::to_string(static_cast<int>(real::max_seconds)) +
+        "most " +
+        std::to_string(real::max_threads) + " threads and " +
+        std::to_string(static_cast<int>(real::max_seconds)) +
         " s; SIGINT stops them, joins every thread, prints the partial\n"
         "result and exits with status 130. docs/backends.md says which fields each fills.\n"
         "Machines and their parameters: docs/simulator.md.");

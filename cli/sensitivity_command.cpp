@@ -28,10 +28,10 @@
 #include "cli/sensitivity.h"
 #include "cli/stop_signals.h"
 #include "cli/sweep_grid.h"
-#include "run/stop_signal.h"
 #include "machine/embedded_presets.h"
 #include "machine/machine.h"
 #include "run/plural.h"
+#include "run/stop_signal.h"
 
 namespace futexsim::cli {
 
@@ -84,9 +84,11 @@ std::string run_self(const std::vector<std::string>& args, const std::string& st
         const std::string head = "sweep: interrupted; ";
         const std::size_t at = r.err.rfind(head);
         const std::size_t to = at == std::string::npos ? at : r.err.find(" (run the same", at);
-        const std::string said = to == std::string::npos ? "" : ": " + r.err.substr(at + head.size(), to - at - head.size());
-        throw interrupted(fmt::format("sensitivity stopped in {}{}; the same command resumes from --out-dir",
-                                      step, said));
+        const std::string said = to == std::string::npos
+                                     ? ""
+                                     : ": " + r.err.substr(at + head.size(), to - at - head.size());
+        throw interrupted(fmt::format(
+            "sensitivity stopped in {}{}; the same command resumes from --out-dir", step, said));
     }
     if (r.status != 0) {
         // The error is the child's last line (a sweep says its grid's size first).
@@ -142,7 +144,8 @@ int sensitivity_checked(const sensitivity_args& a)
     if (a.machine_file.empty())
         parse_machine_json(base, a.machine);  // a preset: valid
     else
-        read_machine_file("--machine-file", a.machine_file);  // valid, or the parser's error naming the file
+        // Valid, or the parser's error naming the file.
+        read_machine_file("--machine-file", a.machine_file);
     check_utf8_name("--out-dir", a.out_dir);
     check_utf8_name("--out-dir", std::filesystem::absolute(a.out_dir).string());
     std::error_code ec;
@@ -164,18 +167,24 @@ int sensitivity_checked(const sensitivity_args& a)
 
     const std::string jobs = std::to_string(a.jobs ? a.jobs : std::max(1u, std::thread::hardware_concurrency()));
     const std::string auto_out = dir + "/auto.jsonl", presized_out = dir + "/presized.jsonl";
-    run_self({"sweep", "--machine", "", "--machine-file", files, "--workload", a.workload, "--threads", a.threads,
-              "--arms", "auto", "--runs", std::to_string(a.runs), "--seconds", fmt::format("{}", a.seconds),
-              "--cpus", a.cpus, "--out", auto_out, "--jobs", jobs},
-             "the auto-scaled sweep (1 of 2)");
-    run_self({"sweep", "--machine", "", "--machine-file", files, "--workload", a.workload, "--threads",
-              std::to_string(threads.back()), "--arms", "presize:512", "--runs", "1", "--seconds",
-              fmt::format("{}", a.presized_seconds), "--cpus", a.cpus, "--out", presized_out, "--jobs", jobs},
-             "the presized sweep (2 of 2; the auto-scaled one is complete)");
+    // Flag, value pairs, packed (clang-format would put each on its own line).
+    // clang-format off
+    const std::vector<std::string> auto_sweep = {
+        "sweep", "--machine", "", "--machine-file", files, "--workload", a.workload, "--threads", a.threads,
+        "--arms", "auto", "--runs", std::to_string(a.runs), "--seconds", fmt::format("{}", a.seconds),
+        "--cpus", a.cpus, "--out", auto_out, "--jobs", jobs};
+    run_self(auto_sweep, "the auto-scaled sweep (1 of 2)");
+    const std::vector<std::string> presized_sweep = {
+        "sweep", "--machine", "", "--machine-file", files, "--workload", a.workload, "--threads",
+        std::to_string(threads.back()), "--arms", "presize:512", "--runs", "1", "--seconds",
+        fmt::format("{}", a.presized_seconds), "--cpus", a.cpus, "--out", presized_out, "--jobs", jobs};
+    // clang-format on
+    run_self(presized_sweep, "the presized sweep (2 of 2; the auto-scaled one is complete)");
 
     std::map<std::string, variant_result> by_file;
     for (const auto& out : {auto_out, presized_out}) {
-        const json rep = json::parse(run_self({"report", "--format", "json", out}, "the report of " + out));
+        const json rep =
+            json::parse(run_self({"report", "--format", "json", out}, "the report of " + out));
         for (const auto& c : rep.at("cells")) {
             variant_result& r = by_file[c.at("machine").get<std::string>()];  // machine_file_cell()
             const auto t = c.at("threads").get<unsigned>();
@@ -237,16 +246,19 @@ int sensitivity_checked(const sensitivity_args& a)
         print_line(j.dump(2));
         return 0;
     }
-    print_line(fmt::format("# Sensitivity: {} on {}, threads {}, {} of {} virtual s per point", a.workload,
-                           a.machine_file.empty() ? a.machine : a.machine_file, a.threads, count_noun(a.runs, "run"),
-                           a.seconds));
+    print_line(fmt::format("# Sensitivity: {} on {}, threads {}, {} of {} virtual s per point",
+                           a.workload, a.machine_file.empty() ? a.machine : a.machine_file,
+                           a.threads, count_noun(a.runs, "run"), a.seconds));
     print_line("");
     print_line(fmt::format("Preset: threshold {}, auto {:.1f} Mops/s at {} threads, presized {:.1f} Mops/s.",
                            stall_band(preset.latched).text(), preset.auto_mops, threads.back(), preset.presized_mops));
     print_line("Threshold: the thread count where the latched probability's 95% interval first lies above 1/2,");
-    print_line("as a band from the last count whose interval lies below it. Ordered by the threshold's swing, the");
-    print_line("distance between the bands' upper ends at low and high (a threshold beyond the grid counts as one");
-    print_line("past its largest count), largest first; a parameter undecided at either end (no count cleared 1/2");
+    print_line("as a band from the last count whose interval lies below it. Ordered by the "
+               "threshold's swing, the");
+    print_line("distance between the bands' upper ends at low and high (a threshold beyond the "
+               "grid counts as one");
+    print_line("past its largest count), largest first; a parameter undecided at either end (no "
+               "count cleared 1/2");
     print_line("either way: too few runs) has no swing and comes last.");
     print_line("");
     print_line(fmt::format("| parameter | low / preset / high | threshold at low | at high | auto Mops/s at {} (low / high) "
@@ -296,11 +308,14 @@ void register_sensitivity(CLI::App& app)
                          "Parameters and their ranges:\n";
     for (const auto& p : sensitivity_params())
         footer += fmt::format("  {} {}..{}: {}\n", p.name, p.low, p.high, p.why);
-    sub->footer(footer + "Plot: experiments/plot_tornado.py on --format json output (docs/results.md).\n"
-                         "SIGINT (to it alone or to its process group, as Ctrl-C sends), SIGTERM or SIGHUP stops the\n"
-                         "sweep in progress and its runs at a safe point and says what was done (which sweep, how\n"
-                         "many of its runs are in its file); exit status 128 + the signal, no table; the same\n"
-                         "command resumes.");
+    sub->footer(
+        footer +
+        "Plot: experiments/plot_tornado.py on --format json output (docs/results.md).\n"
+        "SIGINT (to it alone or to its process group, as Ctrl-C sends), SIGTERM or SIGHUP stops "
+        "the\n"
+        "sweep in progress and its runs at a safe point and says what was done (which sweep, how\n"
+        "many of its runs are in its file); exit status 128 + the signal, no table; the same\n"
+        "command resumes.");
     add_command(sub, [a] { return sensitivity(*a); });
 }
 

@@ -90,7 +90,8 @@ sweep_grid build_grid(const sweep_args& a)
         for (const auto& f : parse_name_list("--machine-file", a.machine_files)) {
             check_utf8_name("--machine-file", f);
             g.machines.push_back(machine_file_cell(f));
-            g.machine_hashes.push_back(content_hash(read_input_file("--machine-file", f, max_machine_file_bytes)));
+            g.machine_hashes.push_back(
+                content_hash(read_input_file("--machine-file", f, max_machine_file_bytes)));
         }
     g.policies = parse_name_list("--policy", a.policies);
     g.workloads = parse_name_list("--workload", a.workloads);
@@ -191,7 +192,8 @@ std::string some_files(const std::vector<std::string>& files)
     return fmt::format("{},{} and {} more", files[0], files[1], files.size() - 2);
 }
 
-[[noreturn]] void refuse_other_grid(const std::string& path, const sweep_grid& g, const std::string& line_id,
+[[noreturn]] void refuse_other_grid(const std::string& path, const sweep_grid& g,
+                                    const std::string& line_id,
                                     const std::map<std::string, std::string>& recorded)
 {
     sweep_grid then = g;
@@ -210,15 +212,19 @@ std::string some_files(const std::vector<std::string>& files)
         }
     }
     if (then.id() == line_id && !changed.empty())
-        throw usage_error(fmt::format("--machine-file {}: changed since the runs in --out {} were made (grid {}, now "
-                                      "{}): its runs would mix two machines; restore the file or use another --out",
-                                      some_files(changed), path, line_id, g.id()));
+        throw usage_error(fmt::format(
+            "--machine-file {}: changed since the runs in --out {} were made (grid {}, now "
+            "{}): its runs would mix two machines; restore the file or use another --out",
+            some_files(changed), path, line_id, g.id()));
     if (then.id() == line_id && !unrecorded.empty())
-        throw usage_error(fmt::format("--out {}: written before a sweep recorded its machine files' content (grid {}, "
-                                      "now {}), so its runs cannot be checked against --machine-file {}; use another "
-                                      "file", path, line_id, g.id(), some_files(unrecorded)));
-    throw usage_error(fmt::format("--out {} holds another sweep (grid {}, this one is {}); use another file", path,
-                                  line_id, g.id()));
+        throw usage_error(fmt::format(
+            "--out {}: written before a sweep recorded its machine files' content (grid {}, "
+            "now {}), so its runs cannot be checked against --machine-file {}; use another "
+            "file",
+            path, line_id, g.id(), some_files(unrecorded)));
+    throw usage_error(
+        fmt::format("--out {} holds another sweep (grid {}, this one is {}); use another file",
+                    path, line_id, g.id()));
 }
 
 // What --out already holds: the run indices done, after dropping a last
@@ -249,7 +255,8 @@ std::set<std::size_t> load_done(const std::string& path, const sweep_grid& g)
     std::map<std::string, std::string> recorded;
     for (const auto& [no, j] : lines)
         if (j.contains("machine_file_hash"))
-            recorded[j.at("cell").at("machine").get<std::string>()] = j.at("machine_file_hash").get<std::string>();
+            recorded[j.at("cell").at("machine").get<std::string>()] =
+                j.at("machine_file_hash").get<std::string>();
     for (const auto& [no, j] : lines) {
         if (j.at("grid_id") != g.id())
             refuse_other_grid(path, g, j.at("grid_id").get<std::string>(), recorded);
@@ -259,11 +266,13 @@ std::set<std::size_t> load_done(const std::string& path, const sweep_grid& g)
         nlohmann::ordered_json expect = result_head(g, run_index);
         expect["run"] = j.at("run");
         if (j != expect)
-            throw usage_error(fmt::format("--out {}: line {} does not match run {} of this grid (edited by hand?); "
-                                          "use another file", path, no, run_index));
+            throw usage_error(fmt::format(
+                "--out {}: line {} does not match run {} of this grid (edited by hand?); "
+                "use another file",
+                path, no, run_index));
         if (done.count(run_index))
-            throw usage_error(fmt::format("--out {}: line {}: run {} is in twice; use another file", path, no,
-                                          run_index));
+            throw usage_error(fmt::format("--out {}: line {}: run {} is in twice; use another file",
+                                          path, no, run_index));
         done.insert(run_index);
     }
     if (keep != text.size()) {
@@ -291,7 +300,8 @@ void say(const std::string& text)
 {
     if (progress_closed)
         return;
-    if (std::fwrite(text.data(), 1, text.size(), stderr) != text.size() || std::fflush(stderr) != 0) {
+    if (std::fwrite(text.data(), 1, text.size(), stderr) != text.size() ||
+        std::fflush(stderr) != 0) {
         progress_closed = true;
         stop_as_if_interrupted();
     }
@@ -323,6 +333,7 @@ public:
             say(fmt::format("sweep: {}\n", counts));
         }
     }
+
 private:
     std::size_t total_, cells_;
     bool tty_;
@@ -346,18 +357,22 @@ int sweep(sweep_args& a)
 
     // The grid's size, before anything is enumerated or read.
     std::size_t total = g.runs;
-    for (const std::size_t n : {g.machines.size(), g.policies.size(), g.workloads.size(), g.kernels.size(),
-                                g.threads.size(), g.ramp_ms.size(), g.arms.size(), g.cpus.size(), g.prechecks.size()})
+    for (const std::size_t n :
+         {g.machines.size(), g.policies.size(), g.workloads.size(), g.kernels.size(),
+          g.threads.size(), g.ramp_ms.size(), g.arms.size(), g.cpus.size(), g.prechecks.size()})
         if (__builtin_mul_overflow(total, n, &total))
-            throw usage_error("the grid has more runs than this machine can count; make its lists shorter");
+            throw usage_error(
+                "the grid has more runs than this machine can count; make its lists shorter");
     if (total > max_sweep_runs && !a.large_grid)
-        throw usage_error(fmt::format("the grid has {} runs ({} cells x --runs {}), more than {}: pass --large-grid "
-                                      "to sweep it (a --shard of it too)", total, g.cell_count(), g.runs,
-                                      max_sweep_runs));
+        throw usage_error(fmt::format(
+            "the grid has {} runs ({} cells x --runs {}), more than {}: pass --large-grid "
+            "to sweep it (a --shard of it too)",
+            total, g.cell_count(), g.runs, max_sweep_runs));
     // This shard's runs: K-1, K-1+N, ...
     const std::size_t owned = total > shard.k - 1 ? (total - shard.k) / shard.n + 1 : 0;
     if (owned == 0)
-        throw usage_error(fmt::format("--shard {}: this shard owns none of the grid's {} runs", a.shard, total));
+        throw usage_error(
+            fmt::format("--shard {}: this shard owns none of the grid's {} runs", a.shard, total));
     const std::set<std::size_t> done_before = load_done(a.out, g);
     std::ofstream out(a.out, std::ios::app | std::ios::binary);
     if (!out)
@@ -366,8 +381,8 @@ int sweep(sweep_args& a)
     // above, so that bad input stays one line).
     signal(SIGPIPE, SIG_IGN);  // see say()
     say(fmt::format("sweep: grid {}: {} {} x {} {} = {} {}{}\n", g.id(), g.cell_count(),
-                    g.cell_count() == 1 ? "cell" : "cells", g.runs, g.runs == 1 ? "run" : "runs", total,
-                    total == 1 ? "run" : "runs",
+                    g.cell_count() == 1 ? "cell" : "cells", g.runs, g.runs == 1 ? "run" : "runs",
+                    total, total == 1 ? "run" : "runs",
                     shard.n == 1 ? "" : fmt::format(", {} of them in shard {}", owned, a.shard)));
 
     std::vector<std::size_t> todo;
@@ -380,8 +395,8 @@ int sweep(sweep_args& a)
             break;
     }
     if (todo.empty()) {
-        say(fmt::format("sweep: all {} {} of this shard {} already in {}\n", owned, owned == 1 ? "run" : "runs",
-                        owned == 1 ? "is" : "are", a.out));
+        say(fmt::format("sweep: all {} {} of this shard {} already in {}\n", owned,
+                        owned == 1 ? "run" : "runs", owned == 1 ? "is" : "are", a.out));
         return sigint_received() ? interrupted_status : 0;
     }
     const std::string self = self_executable();
@@ -505,13 +520,15 @@ void register_sweep(CLI::App& app)
     CLI::App* sub = app.add_subcommand(
         "sweep", "Simulate a grid of runs (machines x policies x workloads x kernels x threads x ramps x arms x "
                  "CPU lists x precheck), R seeds per cell, J at a time; one JSON line per run in --out");
-    auto* machine = sub->add_option("--machine", a->machines,
-                                    "Machine presets, comma-separated (with --machine-file: only if given)")
-                        ->capture_default_str();
-    sub->add_option("--machine-file", a->machine_files,
-                    "Machine files, comma-separated: the sweep runs these (and --machine's presets only if "
-                    "--machine is given too); a file whose content changed since the runs in --out were made is "
-                    "refused on resume");
+    auto* machine =
+        sub->add_option("--machine", a->machines,
+                        "Machine presets, comma-separated (with --machine-file: only if given)")
+            ->capture_default_str();
+    sub->add_option(
+        "--machine-file", a->machine_files,
+        "Machine files, comma-separated: the sweep runs these (and --machine's presets only if "
+        "--machine is given too); a file whose content changed since the runs in --out were "
+        "made is refused on resume");
     sub->add_option("--policy", a->policies, "Pivot policies, comma-separated")->capture_default_str();
     sub->add_option("--workload", a->workloads, "Workloads, comma-separated")->capture_default_str();
     sub->add_option("--kernel", a->kernels, "Kernel versions, comma-separated")->capture_default_str();
@@ -542,9 +559,11 @@ void register_sweep(CLI::App& app)
     sub->add_option("--out", a->out, "JSON Lines file; runs already in it are skipped (resume)")->required();
     sub->add_option("--jobs", a->jobs, "Runs at a time (default: every CPU)")->transform(whole_number(1, 1024));
     sub->add_option("--shard", a->shard, "K/N: run only the runs whose index is K-1 modulo N")->capture_default_str();
-    sub->add_flag("--large-grid", a->large_grid,
-                  fmt::format("Sweep a grid of more than {} runs (refused without it: a mistyped range or "
-                              "--runs would enumerate for minutes)", max_sweep_runs));
+    sub->add_flag(
+        "--large-grid", a->large_grid,
+        fmt::format("Sweep a grid of more than {} runs (refused without it: a mistyped range or "
+                    "--runs would enumerate for minutes)",
+                    max_sweep_runs));
     sub->parse_complete_callback([a, machine] { a->machine_given = machine->count() > 0; });
     sub->footer(
         "Each line of --out is one run: the `run --json` object under \"run\", the cell's parameters\n"

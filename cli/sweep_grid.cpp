@@ -61,10 +61,7 @@ std::size_t sweep_grid::cell_count() const
            ramp_ms.size() * arms.size() * cpus.size() * prechecks.size();
 }
 
-std::string content_hash(const std::string& text)
-{
-    return fmt::format("{:016x}", fnv1a(text));
-}
+std::string content_hash(const std::string& text) { return fmt::format("{:016x}", fnv1a(text)); }
 
 std::string sweep_grid::machine_hash(const std::string& name) const
 {
@@ -88,7 +85,8 @@ std::string sweep_grid::id() const
     if (!detector_args.empty())
         text += fmt::format(";detectors={}", fmt::join(detector_args, " "));
     // Machine files' content (none: the id of a grid of presets, as before).
-    if (std::any_of(machine_hashes.begin(), machine_hashes.end(), [](const std::string& h) { return !h.empty(); }))
+    if (std::any_of(machine_hashes.begin(), machine_hashes.end(),
+                    [](const std::string& h) { return !h.empty(); }))
         text += fmt::format(";machine_files={}", fmt::join(machine_hashes, ","));
     return content_hash(text);
 }

@@ -10,10 +10,10 @@
 #include "probe/probe.h"
 #include "real/kernel_process.h"
 #include "real/run_real.h"
+#include "run/plural.h"
 #include "run/stop_signal.h"
 #include "run/workloads/workload.h"
 #include "sim/run.h"
-#include "run/plural.h"
 
 namespace futexsim::compare {
 
@@ -127,8 +127,9 @@ calibration_report calibrate(const calibration_options& opt, const machine& host
             if (!runs)
                 return rep;
             const auto& [s, k] = *runs;
-            rep.rows.push_back({"slots after " + count_noun(n, "thread"), "slots", static_cast<double>(s.slots_end),
-                                static_cast<double>(k.slots_end), ""});
+            rep.rows.push_back({"slots after " + count_noun(n, "thread"), "slots",
+                                static_cast<double>(s.slots_end), static_cast<double>(k.slots_end),
+                                ""});
         }
 
     for (unsigned n : opt.wake_threads) {
@@ -136,7 +137,8 @@ calibration_report calibrate(const calibration_options& opt, const machine& host
         if (!runs)
             return rep;
         const auto& [s, k] = *runs;
-        rep.rows.push_back({"wake-nowaiters, " + count_noun(n, "thread"), "Mops/s", s.mops, k.mops, ""});
+        rep.rows.push_back(
+            {"wake-nowaiters, " + count_noun(n, "thread"), "Mops/s", s.mops, k.mops, ""});
         if (n == 1) {
             rep.measured_wake_ns = k.mops > 0 ? 1e3 / k.mops : 0;
             rep.simulated_wake_ns = s.mops > 0 ? 1e3 / s.mops : 0;
@@ -160,10 +162,10 @@ calibration_report calibrate(const calibration_options& opt, const machine& host
             if (k.ms.size() < k.wanted)
                 note += fmt::format("{}real: {} of {} completed in {} s", note.empty() ? "" : "; ", k.ms.size(),
                                     k.wanted, stall_limit_s);
-            rep.rows.push_back({"SET_SLOTS under " + count_noun(n, "waker") + ", median", "ms", percentile(s.ms, 0.5),
-                                percentile(k.ms, 0.5), note});
-            rep.rows.push_back({"SET_SLOTS under " + count_noun(n, "waker") + ", p90", "ms", percentile(s.ms, 0.9),
-                                percentile(k.ms, 0.9), ""});
+            rep.rows.push_back({"SET_SLOTS under " + count_noun(n, "waker") + ", median", "ms",
+                                percentile(s.ms, 0.5), percentile(k.ms, 0.5), note});
+            rep.rows.push_back({"SET_SLOTS under " + count_noun(n, "waker") + ", p90", "ms",
+                                percentile(s.ms, 0.9), percentile(k.ms, 0.9), ""});
         }
     return rep;
 }

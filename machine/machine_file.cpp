@@ -195,7 +195,9 @@ machine parse_machine_json(const std::string& json_text, const std::string& orig
     for (const unsigned char c : m.name)
         if (c < 0x20 || c == 0x7f)
             throw std::invalid_argument(
-                fmt::format("machine file: 'name' holds the control character 0x{:02x} (a name is one line of text)", c));
+                fmt::format("machine file: 'name' holds the control character 0x{:02x} (a name is "
+                            "one line of text)",
+                            c));
     m.description = text(j, "description", "from " + origin);
     m.arch = word(j, "arch", atomic_arch_words);
     m.arbitration = word(j, "arbitration", line_arbitration_words);

@@ -295,11 +295,12 @@ std::string split_table(const syscall_split& s, double ghz)
     const summary& path = futex_path(s);
     const double total = path.median + s.invalid_op.median;
     // One decimal, as the rows above and the entry+exit `probe` derives from it.
-    out += fmt::format("  split of one FUTEX_WAKE_PRIVATE: entry+exit {:.1f} ns ({:.0f}%), futex path {:.1f} ns "
-                       "({:.0f}%){}\n",
-                       s.invalid_op.median, total > 0 ? 100 * s.invalid_op.median / total : 0, path.median,
-                       total > 0 ? 100 * path.median / total : 0,
-                       s.have_private_hash ? "" : " (global hash: no PR_FUTEX_HASH on this kernel)");
+    out += fmt::format(
+        "  split of one FUTEX_WAKE_PRIVATE: entry+exit {:.1f} ns ({:.0f}%), futex path {:.1f} ns "
+        "({:.0f}%){}\n",
+        s.invalid_op.median, total > 0 ? 100 * s.invalid_op.median / total : 0, path.median,
+        total > 0 ? 100 * path.median / total : 0,
+        s.have_private_hash ? "" : " (global hash: no PR_FUTEX_HASH on this kernel)");
     if (ghz > 0)
         out += fmt::format("  at the measured core clock of {:.2f} GHz: entry+exit {:.0f} cycles, futex path {:.0f} "
                            "cycles\n",

@@ -18,7 +18,8 @@ inline std::size_t run_bins(double seconds, double interval_ms)
 {
     const double x = seconds * 1e3 / interval_ms;
     const double whole = std::round(x);
-    return static_cast<std::size_t>(std::abs(x - whole) <= 1e-9 * std::max(1.0, x) ? whole : std::ceil(x));
+    return static_cast<std::size_t>(std::abs(x - whole) <= 1e-9 * std::max(1.0, x) ? whole
+                                                                                   : std::ceil(x));
 }
 
 // The width in milliseconds of the last of `bins` bins of a run of

@@ -11,8 +11,8 @@ std::atomic<std::uint64_t> next_counter_id{1};
 // before its end lands in one; a window-only counter has bins up to the end
 // of its window, the same way on the nanosecond clock.
 op_counter::op_counter(workload_process& p, double interval_ms, double seconds, bool window_only)
-    : proc_(p), interval_ns_(static_cast<std::int64_t>(interval_ms * 1e6)), window_only_(window_only),
-      window_ns_(static_cast<std::int64_t>(seconds * 1e9)),
+    : proc_(p), interval_ns_(static_cast<std::int64_t>(interval_ms * 1e6)),
+      window_only_(window_only), window_ns_(static_cast<std::int64_t>(seconds * 1e9)),
       nbins_(window_only ? static_cast<std::size_t>((window_ns_ + interval_ns_ - 1) / interval_ns_)
                          : run_bins(seconds, interval_ms)),
       id_(next_counter_id++)

@@ -14,7 +14,8 @@ namespace {
 // as many as give two significant digits ("0.015s", "0.0010s"), not "0.00s".
 std::string seconds_text(double s)
 {
-    const int digits = s > 0 && s < 0.1 ? std::min(9, 1 - static_cast<int>(std::floor(std::log10(s)))) : 2;
+    const int digits =
+        s > 0 && s < 0.1 ? std::min(9, 1 - static_cast<int>(std::floor(std::log10(s)))) : 2;
     return fmt::format("{:.{}f}s", s, digits);
 }
 
@@ -39,14 +40,16 @@ std::string line_tail(const run_result& r)
 std::string human_line(const run_result& r)
 {
     if (r.backend == "kernel") {
-        std::string line = fmt::format("backend=kernel threads={} slots(start={} set={} end={}) {} {:.1f} Mops/s",
-                                       r.threads, r.slots_start, r.slots_set, r.slots_end, seconds_text(r.seconds), r.mops);
+        std::string line = fmt::format(
+            "backend=kernel threads={} slots(start={} set={} end={}) {} {:.1f} Mops/s", r.threads,
+            r.slots_start, r.slots_set, r.slots_end, seconds_text(r.seconds), r.mops);
         return line + line_tail(r);
     }
-    std::string line = fmt::format("threads={} slots(start={} set={} end={}) {} {:.1f} Mops/s "
-                                   "outcome={} atomic={:.1f}%",
-                                   r.threads, r.slots_start, r.slots_set, r.slots_end, seconds_text(r.seconds),
-                                   r.mops, r.outcome, 100.0 * r.atomic_fraction());
+    std::string line =
+        fmt::format("threads={} slots(start={} set={} end={}) {} {:.1f} Mops/s "
+                    "outcome={} atomic={:.1f}%",
+                    r.threads, r.slots_start, r.slots_set, r.slots_end, seconds_text(r.seconds),
+                    r.mops, r.outcome, 100.0 * r.atomic_fraction());
     if (r.pivot_pending_at_end)
         line += fmt::format(" pending={:.0f}ms", r.pending_ms_at_end);
     if (r.backend == "sim")

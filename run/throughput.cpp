@@ -40,7 +40,8 @@ void fill_throughput(run_result& r, const workload_context& ctx, const op_counte
     // Each bin's rate over its own width: the last one is shorter when the
     // run ends inside it.
     for (std::size_t i = 0; i < bins.size(); i++) {
-        const double width_ms = i + 1 == bins.size() ? last_bin_ms(bins.size(), seconds, interval_ms) : interval_ms;
+        const double width_ms =
+            i + 1 == bins.size() ? last_bin_ms(bins.size(), seconds, interval_ms) : interval_ms;
         r.per_interval_mops.push_back(static_cast<double>(bins[i]) / (width_ms * 1e3));
     }
 }

@@ -72,7 +72,7 @@ void sim_process::sys_enter(const char* name)
         o->syscall_enter(eng_.current(), name, eng_.now());
     eng_.charge(jittered(eng_.mach().syscall_entry_cost_ns()));
     eng_.set_mode(task_mode::kernel);
-    env_.syscall_begins();
+    env_.syscall_begins(name);
 }
 
 void sim_process::sys_exit()

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <map>
 #include <stdexcept>
 
 #include "machine/embedded_sites.h"
@@ -25,6 +26,7 @@ std::vector<kernel_sites_build> parse_builds()
         build.package = b.at("package").get<std::string>();
         double futex_instructions = 0;
         unsigned futex_segments = 0;
+        std::map<std::string, std::string> first_cpu;  // a path walked per CPU: the CPU the mean takes
         for (const auto& s : b.at("sites")) {
             kernel_site_segment seg;
             seg.path = s.at("path").get<std::string>();
@@ -34,9 +36,14 @@ std::vector<kernel_sites_build> parse_builds()
             seg.locked = s.at("locked").get<unsigned>();
             seg.calls = s.at("calls").get<unsigned>();
             seg.returns = s.at("returns").get<unsigned>();
-            if (seg.path.rfind(syscall_path_prefix, 0) != 0) {
-                futex_instructions += seg.instructions;
-                ++futex_segments;
+            if (!kernel_path_syscall(seg.path).empty()) {
+                const auto slash = seg.path.find('/');
+                const std::string base = seg.path.substr(0, slash);
+                const std::string cpu = slash == std::string::npos ? "" : seg.path.substr(slash + 1);
+                if (first_cpu.emplace(base, cpu).first->second == cpu) {
+                    futex_instructions += seg.instructions;
+                    ++futex_segments;
+                }
             }
             build.segments.push_back(std::move(seg));
         }
@@ -59,6 +66,17 @@ unsigned syscall_segment(const kernel_sites_build& b, const std::string& cpu, co
 }
 
 }  // namespace
+
+std::string kernel_path_syscall(const std::string& path)
+{
+    if (path.rfind("syscall-", 0) == 0)
+        return "";
+    if (path.rfind("wake-", 0) == 0)
+        return "FUTEX_WAKE";
+    if (path.rfind("wait-", 0) == 0)
+        return "FUTEX_WAIT";
+    throw std::invalid_argument(fmt::format("site table path '{}': no system call for it (wake-*, wait-*, syscall-*)", path));
+}
 
 unsigned kernel_sites_build::syscall_entry_instructions(const std::string& cpu) const
 {

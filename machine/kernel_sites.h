@@ -32,7 +32,8 @@ struct kernel_sites_build {
     std::string package;  // the Debian package and version it was counted from
     std::vector<kernel_site_segment> segments;
     // The instructions of a segment the table does not count (a path not
-    // walked yet): the mean over the futex paths' counted segments.
+    // walked yet): the mean over the futex paths' counted segments, a path
+    // walked for several CPUs once (its first CPU's).
     double uncounted_segment_instructions = 0;
     // The system call's entry (up to do_futex()'s call) and exit (from its
     // return to user mode), boot-patched for `cpu`; throws
@@ -41,6 +42,12 @@ struct kernel_sites_build {
     unsigned syscall_exit_instructions(const std::string& cpu) const;
     std::vector<std::string> cpus() const;  // those with a counted entry and exit
 };
+
+// The system call a table path runs, from its name: "FUTEX_WAKE" for
+// wake-*, "FUTEX_WAIT" for wait-* (a path walked per CPU, NAME/CPU, as
+// NAME); "" for the system-call entry and exit (syscall-*). Throws
+// std::invalid_argument for any other name.
+std::string kernel_path_syscall(const std::string& path);
 
 // The build an architecture's machines run: amd64 for x86, arm64 for arm64-lse.
 const kernel_sites_build& kernel_sites_for(atomic_arch arch);

@@ -223,14 +223,31 @@ struct mm_struct {
     futex_data<Env>* global = nullptr;
     std::uint64_t id = 1;  // stands in for the mm pointer in futex keys
 
-    typename Env::mutex_t futex_hash_lock{};
+    // The lines as Linux 7.2.13 lays them out (experiments/kernel/layout-7.2.13.tsv,
+    // docs/kernel-layout.md; 6.17 declares the same fields in the same order).
+    // The hash's line: `mm_lock_seq`, the mutex and `futex_phash` share it, so
+    // every mmap_write_lock() of the process (a new thread's stack) and every
+    // mutex operation of a pivot takes the line from the CPUs that read
+    // `futex_phash` on each futex call. The mutex comes after `futex_phash`
+    // here (the kernel has it before) so that its owner word still lands on
+    // the line: the model's mutex also carries its wait queue.
+    //
+    // seqcount_t mm_lock_seq (CONFIG_PER_VMA_LOCK): not a futex field, the
+    // neighbour that writes the line; mmap_write_lock()/unlock() increment it.
+    alignas(64) typename Env::template word<unsigned> mm_lock_seq{};
     // RCU-published: read by every futex operation, so it is a shared word.
-    alignas(64) typename Env::template word<private_hash<Env>*> futex_phash{};
+    typename Env::template word<private_hash<Env>*> futex_phash{};
+    typename Env::mutex_t futex_hash_lock{};
     private_hash<Env>* futex_phash_new = nullptr;  // under futex_hash_lock
-    unsigned long futex_batches = 0;
+    // The atomic's line: `futex_batches`, `futex_rcu`, `futex_atomic` and
+    // `futex_ref`. Only a pivot writes the first two, once each; the per-CPU
+    // pointer `futex_ref` is read by gets and puts in FR_PERCPU, which never
+    // overlap the atomic's use (each get and put reads fph->state first), so
+    // the model charges no access to them (docs/kernel-layout.md).
+    alignas(64) unsigned long futex_batches = 0;
     rcu_head futex_rcu;
     // The one line every CPU hammers while the fph is FR_ATOMIC.
-    alignas(64) typename Env::template word<long> futex_atomic{};
+    typename Env::template word<long> futex_atomic{};
     std::unique_ptr<typename Env::percpu_uint> futex_ref;  // unsigned int __percpu *
 
     // Not in the kernel: which kernel's code this process runs, where the

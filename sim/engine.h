@@ -63,7 +63,8 @@ struct task : kernel::task_struct {
     // out (the soft-lockup watchdog, sim/progress_watch.h, counts them).
     std::uint64_t user_returns = 0;
     // The kernel instructions' cost (sim/site_costs.h): the site of its
-    // previous access, and the picoseconds not yet charged.
+    // previous access (on its path: sim/site_costs.h), and the picoseconds
+    // not yet charged.
     std::uint16_t last_site = 1;  // site_costs::exit
     std::uint32_t site_carry_ps = 0;
     std::function<void()> body;

@@ -72,7 +72,7 @@ void sim_process::sys_enter(const char* name)
         o->syscall_enter(eng_.current(), name, eng_.now());
     eng_.charge(jittered(eng_.mach().syscall_entry_cost_ns()));
     eng_.set_mode(task_mode::kernel);
-    env_.syscall_begins();
+    env_.syscall_begins(name);
 }
 
 void sim_process::sys_exit()
@@ -182,8 +182,22 @@ int sim_process::sys_prctl_futex_hash(unsigned long op, unsigned long arg)
     return ret;
 }
 
+void sim_process::mmap_write_lock_unlock()
+{
+    // mm_lock_seqcount_begin() and _end() (include/linux/mmap_lock.h): a
+    // plain increment under the lock each; the second finds the line owned.
+    env_.atomic_inc(mm().mm_lock_seq);
+    env_.atomic_inc(mm().mm_lock_seq);
+}
+
 task& sim_process::sys_clone(std::string name, std::vector<unsigned> allowed, std::function<void()> body)
 {
+    // pthread_create() maps the new thread's stack and protects its guard
+    // page before it calls clone(): two mmap_lock write sections, each
+    // writing the line every futex call reads mm->futex_phash from
+    // (docs/kernel-layout.md). Their time is inside clone_ns.
+    mmap_write_lock_unlock();
+    mmap_write_lock_unlock();
     sys_enter("clone");
     eng_.charge(static_cast<vtime>(eng_.mach().clone_ns));
     futex_.copy_process_futex();

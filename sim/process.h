@@ -88,6 +88,10 @@ public:
 
 private:
     void on_trace(const model::trace_point& tp);
+    // One mmap()/mprotect() of the process: mmap_write_lock() and
+    // mmap_write_unlock() each increment mm->mm_lock_seq, which shares its
+    // cache line with mm->futex_phash.
+    void mmap_write_lock_unlock();
     vtime jittered(double ns);
 
     engine eng_;

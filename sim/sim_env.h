@@ -317,12 +317,13 @@ public:
     cache_model& cache() { return cache_; }
     site_costs& sites() { return sites_; }
 
-    // The system call's first kernel function begins, or has returned: the
-    // site segments are counted from and to (sim/process.cpp).
-    void syscall_begins()
+    // The system call `name` ("FUTEX_WAIT") begins its first kernel
+    // function, or has returned: the site segments are counted from and to
+    // (sim/process.cpp), on that call's paths.
+    void syscall_begins(const char* name)
     {
         if (eng_.in_task())
-            eng_.current().last_site = site_costs::entry;
+            eng_.current().last_site = sites_.syscall_entry(name);
     }
     void syscall_returns()
     {
@@ -393,8 +394,7 @@ private:
     vtime site_charge(site_costs::site_id s)
     {
         task& t = eng_.current();
-        const std::uint64_t ps = sites_.segment_ps(t.last_site, s) + t.site_carry_ps;
-        t.last_site = s;
+        const std::uint64_t ps = sites_.segment_ps(t.last_site, s) + t.site_carry_ps;  // moves last_site on
         t.site_carry_ps = static_cast<std::uint32_t>(ps % 1000);
         return static_cast<vtime>(ps / 1000);
     }

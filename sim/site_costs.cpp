@@ -3,7 +3,10 @@
 
 #include <algorithm>
 #include <cmath>
+#include <stdexcept>
 #include <string_view>
+
+#include <fmt/format.h>
 
 #include "machine/kernel_sites.h"
 
@@ -66,21 +69,53 @@ site_costs::site_costs(const machine& m)
     // As a counted segment, less its final access instruction.
     uncounted_ps_ = static_cast<std::uint64_t>(
         std::llround(std::max(0.0, b.uncounted_segment_instructions - 1) * ps_per_instruction_));
-    for (const auto& s : b.segments) {
-        if (s.path.rfind("syscall-", 0) == 0)
-            continue;  // the entry and exit: syscall_entry_cost_ns()
-        counted_[{table_key(s.from), table_key(s.to)}] = s.instructions;
-    }
     intern("entry");
     intern("exit");
+    // Each path's segments in order, from its system call's entry.
+    std::string path, so_far;
+    for (const auto& s : b.segments) {
+        const std::string syscall = kernel_path_syscall(s.path);
+        if (syscall.empty())
+            continue;  // the entry and exit: syscall_entry_cost_ns()
+        if (s.path != path) {
+            path = s.path;
+            so_far = syscall + ">entry";
+            syscalls_.insert(syscall);
+        }
+        const std::string to = table_key(s.to);
+        const auto [at, added] = on_path_.emplace(std::pair{so_far, to}, s.instructions);
+        if (!added && at->second != s.instructions)
+            throw std::logic_error(fmt::format("site table: {} counts {} instructions to {} after {}, another path {}",
+                                               s.path, s.instructions, to, so_far, at->second));
+        so_far += ">" + to;
+        const auto [p, new_pair] = pair_.emplace(std::pair{table_key(s.from), to}, s.instructions);
+        if (!new_pair && p->second != s.instructions)
+            p->second.reset();
+    }
 }
 
 site_costs::site_id site_costs::intern(const std::string& name)
 {
     auto [it, added] = ids_.emplace(name, static_cast<site_id>(names_.size()));
-    if (added)
+    if (added) {
         names_.push_back(name);
+        site_of_.push_back(it->second);
+    }
     return it->second;
+}
+
+site_costs::site_id site_costs::intern_on_path(const std::string& path_so_far, site_id site)
+{
+    const site_id id = intern(path_so_far);
+    site_of_[id] = site;
+    return id;
+}
+
+site_costs::site_id site_costs::syscall_entry(const std::string& syscall)
+{
+    if (!syscalls_.count(syscall))
+        return entry;
+    return intern_on_path(syscall + ">entry", entry);
 }
 
 site_costs::site_id site_costs::lookup(const char* function_name, const char* op)
@@ -91,22 +126,45 @@ site_costs::site_id site_costs::lookup(const char* function_name, const char* op
     return intern(fn + ":" + op);
 }
 
-std::uint64_t site_costs::resolve(site_id from, site_id to)
+std::uint64_t site_costs::ps_of(site_id to, unsigned instructions) const
 {
-    const auto key = std::pair{names_[from], names_[to]};
-    const auto it = counted_.find(key);
+    // The final access instruction is the access's own cost.
+    const unsigned between = to == exit ? instructions : (instructions > 0 ? instructions - 1 : 0);
+    return static_cast<std::uint64_t>(std::llround(between * ps_per_instruction_));
+}
+
+std::uint64_t site_costs::resolve(site_id& at, site_id to)
+{
+    const site_id from = at;
+    const std::string to_name = names_[to];
     std::uint64_t ps = uncounted_ps_;
-    if (it != counted_.end()) {
-        // The final access instruction is the access's own cost.
-        const unsigned between = to == exit ? it->second : (it->second > 0 ? it->second - 1 : 0);
-        ps = static_cast<std::uint64_t>(std::llround(between * ps_per_instruction_));
+    site_id next = to;
+    bool on_path = false;
+    if (site_of_[from] != from) {  // on a path so far
+        if (const auto it = on_path_.find({names_[from], to_name}); it != on_path_.end()) {
+            ps = ps_of(to, it->second);
+            next = intern_on_path(names_[from] + ">" + to_name, to);
+            on_path = true;
+        }
     }
-    charged_[key] = it != counted_.end();
-    if (cost_ps_.size() <= from)
+    const auto key = std::pair{names_[site_of_[from]], to_name};
+    if (!on_path)
+        if (const auto it = pair_.find(key); it != pair_.end() && it->second)
+            ps = ps_of(to, *it->second);
+    const auto [c, added] = charged_.emplace(key, on_path);
+    if (!added)
+        c->second = c->second && on_path;
+    if (cost_ps_.size() <= from) {
         cost_ps_.resize(from + 1u);
-    if (cost_ps_[from].size() <= to)
+        next_.resize(from + 1u);
+    }
+    if (cost_ps_[from].size() <= to) {
         cost_ps_[from].resize(to + 1u, unset);
+        next_[from].resize(to + 1u, 0);
+    }
     cost_ps_[from][to] = ps;
+    next_[from][to] = next;
+    at = next;
     return ps;
 }
 

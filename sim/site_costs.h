@@ -5,7 +5,15 @@
 // names it, "function:op": the model function the access is in (where the
 // compiler inlines a model helper into a kernel function, that function:
 // kernel_inlined_into below) and the environment call, `_long` dropped.
-// A segment the table has not counted costs the build's mean segment.
+//
+// One pair of names can end segments of different lengths on different
+// paths (the bucket unlock, then the put: 17 instructions after a
+// mismatched FUTEX_WAIT, 15 after a queued one, 18 after a FUTEX_WAKE's
+// wake_up_q()). So a segment is looked up by its path: the system call
+// and every site the task has charged since it began, as the table's paths
+// run. Off those paths (a contended lock's slow path, an operation not
+// walked), a pair every table path counts alike costs that count, and any
+// other segment the build's mean counted segment.
 //
 // The access itself (a hit, a transfer, a barrier) is the cache model's
 // and the environment's to charge, not this: a segment's count includes
@@ -15,6 +23,7 @@
 #include <array>
 #include <cstdint>
 #include <map>
+#include <optional>
 #include <set>
 #include <source_location>
 #include <string>
@@ -45,25 +54,34 @@ public:
         slot = {loc.function_name(), loc.line(), op, lookup(loc.function_name(), op)};
         return slot.id;
     }
-    // The picoseconds of the instructions from `from` up to, not including,
-    // the access `to`.
-    std::uint64_t segment_ps(site_id from, site_id to)
+    // Where a system call named `syscall` ("FUTEX_WAIT") starts: on its
+    // paths' first segment if the table has paths for it, else at `entry`.
+    site_id syscall_entry(const std::string& syscall);
+    // The picoseconds of the instructions from `at` (where the task is: a
+    // site, or a site on a path) up to, not including, the access `to`;
+    // `at` moves to `to`.
+    std::uint64_t segment_ps(site_id& at, site_id to)
     {
-        if (from < cost_ps_.size() && to < cost_ps_[from].size() && cost_ps_[from][to] != unset)
-            return cost_ps_[from][to];
-        return resolve(from, to);
+        if (at < cost_ps_.size() && to < cost_ps_[at].size() && cost_ps_[at][to] != unset) {
+            const std::uint64_t ps = cost_ps_[at][to];
+            at = next_[at][to];
+            return ps;
+        }
+        return resolve(at, to);
     }
 
-    // A site's name, "function:op".
+    // A site's name, "function:op" (on a path: the path so far).
     const std::string& name(site_id s) const { return names_[s]; }
-    // Every segment charged so far, by name, and whether the table counts it
-    // (the site-coverage test, tests/sim/site_costs_test.cpp).
+    // Every segment charged so far, by name, and whether a table path
+    // counted it there, on the path the task was on (the site-coverage test,
+    // tests/sim/site_costs_test.cpp).
     const std::map<std::pair<std::string, std::string>, bool>& charged() const { return charged_; }
     // Start that record afresh (the costs are looked up again).
     void forget()
     {
         charged_.clear();
         cost_ps_.clear();
+        next_.clear();
     }
     // The kernel function the compiler puts a model helper's accesses in.
     static const std::map<std::string, std::string>& kernel_inlined_into();
@@ -83,16 +101,24 @@ private:
     };
     site_id lookup(const char* function_name, const char* op);
     site_id intern(const std::string& name);
-    std::uint64_t resolve(site_id from, site_id to);
+    site_id intern_on_path(const std::string& path_so_far, site_id site);
+    std::uint64_t resolve(site_id& at, site_id to);
+    std::uint64_t ps_of(site_id to, unsigned instructions) const;
 
     double ps_per_instruction_;
     std::uint64_t uncounted_ps_;
-    // (from, to) names to the counted instructions of that segment, with
-    // whether `to` is an access (not "exit").
-    std::map<std::pair<std::string, std::string>, unsigned> counted_;
+    // A path so far ("FUTEX_WAIT>entry>__futex_hash:atomic_read>...") and
+    // the next site's name to that segment's counted instructions.
+    std::map<std::pair<std::string, std::string>, unsigned> on_path_;
+    // (from, to) names to the instructions every path counts there alike
+    // (nullopt: paths differ).
+    std::map<std::pair<std::string, std::string>, std::optional<unsigned>> pair_;
+    std::set<std::string> syscalls_;  // those with paths
     std::vector<std::string> names_;
+    std::vector<site_id> site_of_;  // a name's site: itself, or a path's last
     std::map<std::string, site_id> ids_;
     std::vector<std::vector<std::uint64_t>> cost_ps_;
+    std::vector<std::vector<site_id>> next_;
     std::map<std::pair<std::string, std::string>, bool> charged_;
     std::array<cache_slot, 1024> cache_{};
 };

@@ -1,14 +1,17 @@
 // The kernel's instructions between the model's accesses (sim/site_costs.h):
-// the sites the simulator charges on FUTEX_WAKE with nobody waiting are
-// exactly the counted segments of experiments/kernel/sites-7.2.13.json, on
-// both builds and in both reference-count modes, and a segment costs its
-// counted instructions at kernel_cpi / core_ghz.
+// the sites the simulator charges on FUTEX_WAKE with nobody waiting and with
+// one waiter, and on FUTEX_WAIT mismatched and queued, are exactly the
+// counted segments of experiments/kernel/sites-7.2.13.json, on both builds
+// (where the build's table has the path) and in both reference-count modes,
+// and a segment costs its counted instructions on its path at kernel_cpi /
+// core_ghz.
 #include <catch2/catch.hpp>
 
 #include <map>
 #include <set>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "machine/kernel_sites.h"
 #include "model/core.h"
@@ -20,36 +23,104 @@ namespace {
 
 using segment = std::pair<std::string, std::string>;
 
-// The segments the table counts on `path`, as the simulator names them.
-std::set<segment> table_segments(const kernel_sites_build& b, const std::string& path)
+// A table path's name without its CPU ("wait-mismatch-percpu/xeon-6975p").
+std::string base_path(const std::string& path) { return path.substr(0, path.find('/')); }
+
+// The segments the table counts on the paths named (any CPU), as the
+// simulator names them.
+std::set<segment> table_segments(const kernel_sites_build& b, const std::vector<std::string>& paths)
 {
     std::set<segment> out;
     for (const auto& s : b.segments)
-        if (s.path == path)
-            out.insert({sim::site_costs::table_key(s.from), sim::site_costs::table_key(s.to)});
+        for (const auto& path : paths)
+            if (base_path(s.path) == path)
+                out.insert({sim::site_costs::table_key(s.from), sim::site_costs::table_key(s.to)});
     return out;
 }
 
-// The segments one task charges over `wakes` FUTEX_WAKE_PRIVATE calls
-// with nobody waiting, after a private hash is set up, in FR_ATOMIC when
-// `atomic` (the state a pivot leaves the hash in until its grace periods
-// end: the calls here come long before the first ends).
-std::map<segment, bool> charged_by_wakes(const std::string& preset, bool atomic, int wakes)
+// One task sets up a private hash, in FR_ATOMIC when `atomic` (the state a
+// pivot leaves the hash in until its grace periods end: the calls here come
+// long before the first ends), and forgets what was charged; `calls` runs
+// after that on it. Returns every segment charged when `calls` returns
+// (before the grace period's callbacks run).
+template <class Calls>
+std::map<segment, bool> charged_after_setup(const std::string& preset, bool atomic, Calls calls)
 {
     sim::sim_process p(load_machine_preset(preset), 1);
     const std::uint64_t word = p.alloc_futex_word(0);
     std::map<segment, bool> out;
-    p.eng().spawn("waker", {0}, [&] {
+    p.eng().spawn("setup", {0}, [&] {
         REQUIRE(p.sys_prctl_futex_hash(model::PR_FUTEX_HASH_SET_SLOTS, 16) == 0);
         if (atomic)
             model::__futex_ref_atomic_begin(p.mm().futex_phash.v);
         p.env().sites().forget();
-        for (int i = 0; i < wakes; i++)
-            REQUIRE(p.sys_futex_wake(word, 1) == 0);
+        calls(p, word);
         out = p.env().sites().charged();
     }, 0);
     p.eng().run_until(1'000'000'000);
     return out;
+}
+
+// FUTEX_WAKE_PRIVATE with nobody waiting, `n` times.
+std::map<segment, bool> charged_by_wakes(const std::string& preset, bool atomic, int n)
+{
+    return charged_after_setup(preset, atomic, [n](sim::sim_process& p, std::uint64_t word) {
+        for (int i = 0; i < n; i++)
+            REQUIRE(p.sys_futex_wake(word, 1) == 0);
+    });
+}
+
+// FUTEX_WAIT_PRIVATE on a word that holds another value, `n` times.
+std::map<segment, bool> charged_by_mismatched_waits(const std::string& preset, bool atomic, int n)
+{
+    return charged_after_setup(preset, atomic, [n](sim::sim_process& p, std::uint64_t word) {
+        for (int i = 0; i < n; i++)
+            REQUIRE(p.sys_futex_wait(word, 1, -1) == -model::EWOULDBLOCK_);
+    });
+}
+
+// A FUTEX_WAIT_PRIVATE that sleeps, and a FUTEX_WAKE_PRIVATE from CPU 1
+// that wakes it: both tasks' segments. The waker waits in user mode (no
+// system call of its own) until the waiter has long been asleep.
+std::map<segment, bool> charged_by_wait_and_wake(const std::string& preset, bool atomic)
+{
+    return charged_after_setup(preset, atomic, [](sim::sim_process& p, std::uint64_t word) {
+        bool waiting = false;
+        bool woke = false;
+        p.eng().spawn("waker", {1}, [&p, &waiting, &woke, word] {
+            while (!waiting)
+                p.user_work(1'000);
+            p.user_work(20'000);
+            REQUIRE(p.sys_futex_wake(word, 1) == 1);
+            woke = true;
+        }, p.eng().now());
+        waiting = true;
+        REQUIRE(p.sys_futex_wait(word, 0, -1) == 0);
+        while (!woke)  // the waker's return too
+            p.user_work(1'000);
+    });
+}
+
+void check_coverage(const std::map<segment, bool>& got, const std::set<segment>& want)
+{
+    REQUIRE(!want.empty());
+    for (const auto& [seg, counted] : got) {
+        INFO("charged " << seg.first << " -> " << seg.second);
+        CHECK(counted);          // the model charges no segment off the table's paths
+        CHECK(want.count(seg));  // and none of another path
+    }
+    for (const auto& seg : want) {
+        INFO("the table's " << seg.first << " -> " << seg.second);
+        CHECK(got.count(seg));  // the table names no segment the model never reaches
+    }
+}
+
+bool has_path(const kernel_sites_build& b, const std::string& path)
+{
+    for (const auto& s : b.segments)
+        if (base_path(s.path) == path)
+            return true;
+    return false;
 }
 
 }  // namespace
@@ -57,48 +128,103 @@ std::map<segment, bool> charged_by_wakes(const std::string& preset, bool atomic,
 TEST_CASE("site costs: FUTEX_WAKE with nobody waiting charges exactly the table's segments", "[sim][sites]")
 {
     for (const char* preset : {"xeon-6975p-snc3", "graviton4"}) {
-        const machine m = load_machine_preset(preset);
-        const kernel_sites_build& b = kernel_sites_for(m.arch);
+        const kernel_sites_build& b = kernel_sites_for(load_machine_preset(preset).arch);
         for (const bool atomic : {false, true}) {
             const std::string path = atomic ? "wake-nowaiters-atomic" : "wake-nowaiters-percpu";
             INFO(preset << ", " << path);
-            const std::set<segment> want = table_segments(b, path);
-            REQUIRE(!want.empty());
-            const auto got = charged_by_wakes(preset, atomic, 20);
-            for (const auto& [seg, counted] : got) {
-                INFO("charged " << seg.first << " -> " << seg.second);
-                CHECK(counted);          // the model charges no segment the table lacks
-                CHECK(want.count(seg));  // and none of another path
-            }
-            for (const auto& seg : want) {
-                INFO("the table's " << seg.first << " -> " << seg.second);
-                CHECK(got.count(seg));  // the table names no segment the model never reaches
-            }
+            check_coverage(charged_by_wakes(preset, atomic, 20), table_segments(b, {path}));
         }
     }
 }
 
-TEST_CASE("site costs: a segment costs its counted instructions, the access's own taken off", "[sim][sites]")
+TEST_CASE("site costs: FUTEX_WAIT on a changed word charges exactly the table's segments", "[sim][sites]")
+{
+    for (const char* preset : {"xeon-6975p-snc3", "graviton4"}) {
+        const kernel_sites_build& b = kernel_sites_for(load_machine_preset(preset).arch);
+        for (const bool atomic : {false, true}) {
+            const std::string path = atomic ? "wait-mismatch-atomic" : "wait-mismatch-percpu";
+            INFO(preset << ", " << path);
+            if (!has_path(b, path)) {
+                WARN(b.name << " has no " << path << " yet");
+                continue;
+            }
+            check_coverage(charged_by_mismatched_waits(preset, atomic, 20), table_segments(b, {path}));
+        }
+    }
+}
+
+TEST_CASE("site costs: a FUTEX_WAIT that sleeps and the FUTEX_WAKE that wakes it charge exactly the table's segments",
+          "[sim][sites]")
+{
+    for (const char* preset : {"xeon-6975p-snc3", "graviton4"}) {
+        const kernel_sites_build& b = kernel_sites_for(load_machine_preset(preset).arch);
+        for (const bool atomic : {false, true}) {
+            const std::string mode = atomic ? "atomic" : "percpu";
+            const std::vector<std::string> paths = {"wait-queued-" + mode, "wake-waiter-" + mode};
+            INFO(preset << ", " << paths[0] << " and " << paths[1]);
+            if (!has_path(b, paths[0]) || !has_path(b, paths[1])) {
+                WARN(b.name << " has no " << paths[0] << " or " << paths[1] << " yet");
+                continue;
+            }
+            check_coverage(charged_by_wait_and_wake(preset, atomic), table_segments(b, paths));
+        }
+    }
+}
+
+TEST_CASE("site costs: a segment costs its counted instructions on its path, the access's own taken off", "[sim][sites]")
 {
     machine m = load_machine_preset("xeon-6975p-snc3");
     m.kernel_cpi = 2;
     m.core_ghz = 4;  // half a nanosecond per instruction
     sim::site_costs c(m);
     const kernel_sites_build& b = kernel_sites_for(m.arch);
+    // Every futex path of the build, from its system call's entry.
+    std::string path;
+    sim::site_costs::site_id at = 0;
+    unsigned paths = 0;
     for (const auto& s : b.segments) {
-        if (s.path != "wake-nowaiters-atomic")
+        const std::string syscall = kernel_path_syscall(s.path);
+        if (syscall.empty())
             continue;
-        INFO(s.from << " -> " << s.to);
+        if (s.path != path) {
+            path = s.path;
+            at = c.syscall_entry(syscall);
+            ++paths;
+        }
+        INFO(s.path << ": " << s.from << " -> " << s.to);
         // Named as the simulator names them, through the same interning.
-        const auto from = s.from == "entry" ? sim::site_costs::entry : c.intern_for_test(sim::site_costs::table_key(s.from));
         const auto to = s.to == "exit" ? sim::site_costs::exit : c.intern_for_test(sim::site_costs::table_key(s.to));
         const unsigned between = s.to == "exit" ? s.instructions : s.instructions - 1;
-        CHECK(c.segment_ps(from, to) == between * 500u);
+        CHECK(c.segment_ps(at, to) == between * 500u);
     }
-    // Anything else: the build's mean counted segment, less its access.
-    const auto a = c.intern_for_test("somewhere:atomic_read");
-    const auto z = c.intern_for_test("elsewhere:atomic_read");
-    CHECK(c.segment_ps(a, z) == static_cast<std::uint64_t>((b.uncounted_segment_instructions - 1) * 500 + 0.5));
+    CHECK(paths >= 6);
+    const auto mean_ps = static_cast<std::uint64_t>((b.uncounted_segment_instructions - 1) * 500 + 0.5);
+    // Off the paths: a pair every path counts alike costs that count (the
+    // hash's lookup up to futex_ref_get()'s read, 63 instructions)...
+    auto bare = c.intern_for_test("__futex_hash:atomic_read");
+    CHECK(c.segment_ps(bare, c.intern_for_test("futex_ref_get:atomic_read")) == 62 * 500u);
+    // ...one whose paths differ (futex_wake()'s and futex_wait()'s way to the
+    // hash) and anything else the build's mean counted segment, less its access.
+    auto from_entry = sim::site_costs::entry;
+    CHECK(c.segment_ps(from_entry, c.intern_for_test("__futex_hash:atomic_read")) == mean_ps);
+    auto a = c.intern_for_test("somewhere:atomic_read");
+    CHECK(c.segment_ps(a, c.intern_for_test("elsewhere:atomic_read")) == mean_ps);
+}
+
+TEST_CASE("site costs: the unlock before the put costs what its path counts", "[sim][sites]")
+{
+    // One pair of names, three lengths: the queued wait's, the mismatched
+    // wait's and the waking FUTEX_WAKE's way from the bucket unlock to
+    // futex_ref_put()'s read.
+    const kernel_sites_build& b = kernel_sites_for(load_machine_preset("xeon-6975p-snc3").arch);
+    std::map<std::string, unsigned> unlock_to_put;
+    for (const auto& s : b.segments)
+        if (sim::site_costs::table_key(s.from) == "queued_spin_unlock:qspinlock_rmw" &&
+            sim::site_costs::table_key(s.to) == "futex_ref_put:atomic_read")
+            unlock_to_put[base_path(s.path)] = s.instructions;
+    REQUIRE(unlock_to_put.count("wait-mismatch-percpu"));
+    CHECK(unlock_to_put["wait-mismatch-percpu"] != unlock_to_put["wait-queued-percpu"]);
+    CHECK(unlock_to_put["wake-waiter-percpu"] != unlock_to_put["wait-queued-percpu"]);
 }
 
 TEST_CASE("site costs: a preset's system-call entry and exit are its CPU's counted paths", "[sim][sites]")

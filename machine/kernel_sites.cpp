@@ -37,9 +37,8 @@ std::vector<kernel_sites_build> parse_builds()
             seg.calls = s.at("calls").get<unsigned>();
             seg.returns = s.at("returns").get<unsigned>();
             if (!kernel_path_syscall(seg.path).empty()) {
-                const auto slash = seg.path.find('/');
-                const std::string base = seg.path.substr(0, slash);
-                const std::string cpu = slash == std::string::npos ? "" : seg.path.substr(slash + 1);
+                const std::string base = kernel_path_base(seg.path);
+                const std::string cpu = seg.path.substr(base.size());  // "" or "/CPU"
                 if (first_cpu.emplace(base, cpu).first->second == cpu) {
                     futex_instructions += seg.instructions;
                     ++futex_segments;
@@ -77,6 +76,8 @@ std::string kernel_path_syscall(const std::string& path)
         return "FUTEX_WAIT";
     throw std::invalid_argument(fmt::format("site table path '{}': no system call for it (wake-*, wait-*, syscall-*)", path));
 }
+
+std::string kernel_path_base(const std::string& path) { return path.substr(0, path.find('/')); }
 
 unsigned kernel_sites_build::syscall_entry_instructions(const std::string& cpu) const
 {

@@ -48,6 +48,9 @@ struct kernel_sites_build {
 // NAME); "" for the system-call entry and exit (syscall-*). Throws
 // std::invalid_argument for any other name.
 std::string kernel_path_syscall(const std::string& path);
+// A path's name without the CPU it was walked for ("wait-queued-percpu/xeon-6975p"
+// gives "wait-queued-percpu"); a path walked once is its own name.
+std::string kernel_path_base(const std::string& path);
 
 // The build an architecture's machines run: amd64 for x86, arm64 for arm64-lse.
 const kernel_sites_build& kernel_sites_for(atomic_arch arch);

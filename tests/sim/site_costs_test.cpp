@@ -23,9 +23,6 @@ namespace {
 
 using segment = std::pair<std::string, std::string>;
 
-// A table path's name without its CPU ("wait-mismatch-percpu/xeon-6975p").
-std::string base_path(const std::string& path) { return path.substr(0, path.find('/')); }
-
 // The segments the table counts on the paths named (any CPU), as the
 // simulator names them.
 std::set<segment> table_segments(const kernel_sites_build& b, const std::vector<std::string>& paths)
@@ -33,7 +30,7 @@ std::set<segment> table_segments(const kernel_sites_build& b, const std::vector<
     std::set<segment> out;
     for (const auto& s : b.segments)
         for (const auto& path : paths)
-            if (base_path(s.path) == path)
+            if (kernel_path_base(s.path) == path)
                 out.insert({sim::site_costs::table_key(s.from), sim::site_costs::table_key(s.to)});
     return out;
 }
@@ -118,7 +115,7 @@ void check_coverage(const std::map<segment, bool>& got, const std::set<segment>&
 bool has_path(const kernel_sites_build& b, const std::string& path)
 {
     for (const auto& s : b.segments)
-        if (base_path(s.path) == path)
+        if (kernel_path_base(s.path) == path)
             return true;
     return false;
 }
@@ -221,7 +218,7 @@ TEST_CASE("site costs: the unlock before the put costs what its path counts", "[
     for (const auto& s : b.segments)
         if (sim::site_costs::table_key(s.from) == "queued_spin_unlock:qspinlock_rmw" &&
             sim::site_costs::table_key(s.to) == "futex_ref_put:atomic_read")
-            unlock_to_put[base_path(s.path)] = s.instructions;
+            unlock_to_put[kernel_path_base(s.path)] = s.instructions;
     REQUIRE(unlock_to_put.count("wait-mismatch-percpu"));
     CHECK(unlock_to_put["wait-mismatch-percpu"] != unlock_to_put["wait-queued-percpu"]);
     CHECK(unlock_to_put["wake-waiter-percpu"] != unlock_to_put["wait-queued-percpu"]);

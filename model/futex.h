@@ -160,7 +160,10 @@ struct futex_q {
     int prio = 0;  // plist order: lower first, FIFO among equals
     futex_key key;
     unsigned bitset = 0xffffffff;
-    typename Env::spinlock_t* lock_ptr = nullptr;
+    // The waker clears it (smp_store_release) while the waiter may be reading
+    // it (READ_ONCE) outside any lock: an Env handoff_ptr, atomic where tasks
+    // are real threads. Not a charged word: it lives on the waiter's stack.
+    typename Env::template handoff_ptr<typename Env::spinlock_t> lock_ptr = nullptr;
     futex_hash_bucket<Env>* hb = nullptr;  // the bucket whose chain holds it
     void* task = nullptr;                  // the waiting task, owned by the environment
 };

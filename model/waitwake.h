@@ -207,13 +207,16 @@ int futex_unqueue(Env& env, futex_q<Env>* q)
 }
 
 // futex_wake_mark() with __futex_wake_mark() and wake_q_add_safe(): unqueue,
-// let the waiter see it was woken, wake its task.
+// let the waiter see it was woken, wake its task. The task is read first
+// (the kernel's get_task_struct()): once lock_ptr is NULL the waiter may
+// return and its futex_q, on its stack, is gone.
 template <class Env>
 void futex_wake_mark(Env& env, futex_q<Env>* q)
 {
+    void* task = q->task;
     __futex_unqueue(env, q);
     q->lock_ptr = nullptr;  // smp_store_release(&q->lock_ptr, NULL)
-    env.wake_up_task(q->task);
+    env.wake_up_task(task);
 }
 
 // futex_wake(): wake up to nr_wake waiters on uaddr. With nobody waiting it

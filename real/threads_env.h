@@ -51,6 +51,12 @@ public:
     // A std::mutex too: a spinning lock whose holder can be preempted (no
     // preempt_disable in userspace) livelocks on a machine with few CPUs.
     using spinlock_t = std::mutex;
+    // A pointer one thread hands another outside any lock (q->lock_ptr: the
+    // waker's smp_store_release(NULL), the waiter's READ_ONCE() after its
+    // sleep ended, maybe by timeout or stop, not by the wake). Atomic, so the
+    // waiter that sees NULL also sees the waker done with its futex_q.
+    template <class T>
+    using handoff_ptr = std::atomic<T*>;
 
     // A thread as a futex_q records it (q->task): the word its futex sleep
     // waits on, and its share of the tracepoint counts.

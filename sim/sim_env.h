@@ -40,6 +40,10 @@ public:
     };
     // The owner word holds the task id + 1, 0 when free (sim/kernel/mutex.h).
     using mutex_t = kernel::mutex<word<long>>;
+    // A pointer one task hands another outside any lock (q->lock_ptr). Tasks
+    // here take turns on one OS thread, so a plain pointer is exact.
+    template <class T>
+    using handoff_ptr = T*;
     // struct qspinlock (include/asm-generic/qspinlock_types.h, NR_CPUS <
     // 16K as in both Debian builds): locked in bits 0-7, pending in 8-15,
     // the tail (queued CPU + 1, node index) in 16-31. sim/qspinlock.cpp.

@@ -44,6 +44,10 @@ public:
     struct mutex_t {
         bool locked = false;
     };
+    // A pointer one task hands another outside any lock (q->lock_ptr). Tasks
+    // here take turns on one OS thread, so a plain pointer is exact.
+    template <class T>
+    using handoff_ptr = T*;
     struct spinlock_t {
         bool locked = false;
     };

@@ -83,6 +83,10 @@ public:
     using percpu_uint = kernel::plain_percpu_uint;
     // The owner is the holding task, nullptr when free (sim/kernel/mutex.h).
     using mutex_t = kernel::mutex<kernel::task_struct*>;
+    // A pointer one task hands another outside any lock (q->lock_ptr). Tasks
+    // here take turns on one OS thread, so a plain pointer is exact.
+    template <class T>
+    using handoff_ptr = T*;
     struct spinlock_t {
         int owner = -1;
     };

@@ -16,6 +16,18 @@ struct usage_error : std::runtime_error {
     using std::runtime_error::runtime_error;
 };
 
+// f(), with the std::invalid_argument of a parser or of a check in run/
+// (run/run_checks.h) reported as a usage error.
+template <class F>
+auto usage_checked(F f) -> decltype(f())
+{
+    try {
+        return f();
+    } catch (const std::invalid_argument& e) {
+        throw usage_error(e.what());
+    }
+}
+
 // Standard output could not be written (a full disk, a closed descriptor):
 // the result is lost, so this is an error too (one line, exit status 2).
 struct output_error : usage_error {

@@ -13,6 +13,7 @@
 #include "cli/numbers.h"
 #include "model/core.h"
 #include "run/plural.h"
+#include "run/run_checks.h"
 #include "run/stop_signal.h"
 #include "sim/explore/dfs.h"
 #include "sim/explore/explore_run.h"
@@ -94,8 +95,7 @@ int exhaustive(replay_args& a, const sim::explore::xcase& c)
 int replay(replay_args& a)
 {
     sim::explore::run_config& cfg = a.cfg;
-    if (!model::pivot_policy_id(cfg.policy))
-        throw usage_error(fmt::format("unknown policy '{}' (valid: {})", cfg.policy, model::pivot_policy_names()));
+    usage_checked([&] { return require_pivot_policy(cfg.policy); });
     const auto kernel = model::parse_kernel_version(a.kernel);
     if (!kernel)
         throw usage_error(fmt::format("--kernel '{}': expected one of {}", a.kernel, model::kernel_version_names));

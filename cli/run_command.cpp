@@ -26,6 +26,7 @@
 #include "real/limits.h"
 #include "real/run_real.h"
 #include "run/report.h"
+#include "run/run_checks.h"
 #include "run/stop_signal.h"
 #include "run/workloads/registry.h"
 #include "sim/run.h"
@@ -221,8 +222,7 @@ int run(run_args& a)
         throw usage_error(e.what());
     }
     check_common(a, opt.mach.num_cpus());
-    if (!model::pivot_policy_id(opt.policy))
-        throw usage_error(fmt::format("unknown policy '{}' (valid: {})", opt.policy, model::pivot_policy_names()));
+    usage_checked([&] { return require_pivot_policy(opt.policy); });
     const auto kind = sim::parse_strategy(a.strategy);
     if (!kind)
         throw usage_error(fmt::format("--strategy '{}': expected fifo, random, pct or replay", a.strategy));
@@ -388,7 +388,8 @@ void register_run(CLI::App& app)
         "threads were joined, virtual seconds (two decimals; under 0.1 s, two significant digits:\n"
         "0.0010s), throughput, and the model's view: outcome\n"
         "(latched: a pivot still pending at the end and for at least half the run;\n"
-        "transient: a pivot took over 10 mean grace periods' time; never), the share of\n"
+        "transient: a pivot took over 10 mean grace periods' time; never; the same rule on\n"
+        "--backend threads, in wall-clock time), the share of\n"
         "futex_ref_get() calls that found FR_ATOMIC, and the mean grace period; then each\n"
         "warning as WARNING(...) (JSON: \"warnings\"): the progress detectors' rcu-stall,\n"
         "soft-lockup, spin-lockup and event-storm (bounds above; docs/simulator.md, \"Progress\n"

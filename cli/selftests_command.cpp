@@ -17,6 +17,7 @@
 #include "cli/numbers.h"
 #include "machine/machine.h"
 #include "model/core.h"
+#include "run/run_checks.h"
 #include "run/stop_signal.h"
 #include "sim/selftests.h"
 
@@ -88,8 +89,7 @@ int run(selftests_args& a)
         throw usage_error(fmt::format("--kernel '{}': expected one of {}", a.kernel, model::kernel_version_names));
     std::vector<std::string> policies = a.policies.empty() ? all_policies() : a.policies;
     for (auto p = policies.begin(); p != policies.end(); ++p) {
-        if (!model::pivot_policy_id(*p))
-            throw usage_error(fmt::format("unknown policy '{}' (valid: {})", *p, model::pivot_policy_names()));
+        usage_checked([&] { return require_pivot_policy(*p); });
         if (std::find(policies.begin(), p, *p) != p)
             throw usage_error(fmt::format("--policy {} given twice: its lines could not be told apart", *p));
     }

@@ -32,6 +32,7 @@
 #include "model/core.h"
 #include "cli/numbers.h"
 #include "machine/machine.h"
+#include "run/run_checks.h"
 #include "run/stop_signal.h"
 #include "run/workloads/registry.h"
 
@@ -115,8 +116,7 @@ sweep_grid build_grid(const sweep_args& a)
 
     // Names are checked here, once, rather than by the first child of each cell.
     for (const auto& p : g.policies)
-        if (!model::pivot_policy_id(p))
-            throw usage_error(fmt::format("--policy: unknown policy '{}' (valid: {})", p, model::pivot_policy_names()));
+        usage_checked([&] { return require_pivot_policy(p); });
     for (const auto& k : g.kernels)
         if (!model::parse_kernel_version(k))
             throw usage_error(fmt::format("--kernel: unknown kernel '{}' (valid: {})", k, model::kernel_version_names));

@@ -110,7 +110,7 @@ stall_samples measure_set_slots_sim(const machine& mach, unsigned wakers, unsign
     std::vector<unsigned> cpus(mach.num_cpus());
     for (unsigned i = 0; i < cpus.size(); i++)
         cpus[i] = i;
-    const auto limit = static_cast<sim::vtime>(limit_s * 1e9);
+    const auto limit = static_cast<vtime>(limit_s * 1e9);
     proc.eng().spawn("main", cpus, [&] {
         run_scenario(proc, cpus, wakers, samples, stopping, out, [&] { return proc.eng().now() < limit; });
     }, 0);

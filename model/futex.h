@@ -160,11 +160,13 @@ struct futex_q {
     int prio = 0;  // plist order: lower first, FIFO among equals
     futex_key key;
     unsigned bitset = 0xffffffff;
-    // The waker clears it (smp_store_release) while the waiter may be reading
-    // it (READ_ONCE) outside any lock: an Env handoff_ptr, atomic where tasks
-    // are real threads. Not a charged word: it lives on the waiter's stack.
+    // lock_ptr and hb are cleared by the waker (smp_store_release, plist_del)
+    // while the waiter may read them outside any lock (futex_unqueue()'s
+    // READ_ONCE, futex_do_wait()'s plist_node_empty()): Env handoff_ptrs,
+    // atomic where tasks are real threads. Not charged words: they live on
+    // the waiter's stack.
     typename Env::template handoff_ptr<typename Env::spinlock_t> lock_ptr = nullptr;
-    futex_hash_bucket<Env>* hb = nullptr;  // the bucket whose chain holds it
+    typename Env::template handoff_ptr<futex_hash_bucket<Env>> hb = nullptr;  // the bucket whose chain holds it
     void* task = nullptr;                  // the waiting task, owned by the environment
 };
 

@@ -233,11 +233,10 @@ int futex_wake(mm_struct<Env>* mm, std::uint64_t uaddr, unsigned int flags, int 
         return ret;
 
     policy_op_guard<Env> policy(mm, futex_op::wake);  // policy hook: before the hash reference
-    futex_hash_bucket<Env>* hb = futex_hash(mm, key);  // CLASS(hb, hb)(&key)
-    if (!futex_hb_waiters_pending(env, hb)) {
-        futex_hash_put(hb);
+    hb_ref<Env> ref(mm, key);                          // CLASS(hb, hb)(&key)
+    futex_hash_bucket<Env>* hb = ref.hb;
+    if (!futex_hb_waiters_pending(env, hb))
         return ret;
-    }
 
     env.spin_lock(hb->lock);
     for (auto it = hb->chain.begin(); it != hb->chain.end();) {
@@ -251,7 +250,6 @@ int futex_wake(mm_struct<Env>* mm, std::uint64_t uaddr, unsigned int flags, int 
         }
     }
     env.spin_unlock(hb->lock);
-    futex_hash_put(hb);
     return ret;
 }
 

@@ -12,6 +12,8 @@
 
 #include "real/kernel_process.h"
 #include "real/limits.h"
+#include "run/outcome.h"
+#include "run/run_checks.h"
 #include "run/stop_signal.h"
 #include "real/threads_process.h"
 #include "run/throughput.h"
@@ -21,28 +23,19 @@ namespace futexsim::real {
 
 namespace {
 
+// What every backend refuses (run/run_checks.h), then a real backend's caps.
 void check_options(const run_options& opt, backend b)
 {
-    if (opt.threads == 0)
-        throw std::invalid_argument("--threads must be at least 1");
+    check_run_options(opt);
     if (opt.threads > max_threads)
         throw std::invalid_argument(
             fmt::format("--threads {}: a real backend creates at most {} threads", opt.threads, max_threads));
-    if (!(opt.seconds > 0) || opt.seconds > max_seconds)
+    if (opt.seconds > max_seconds)
         throw std::invalid_argument(
             fmt::format("--seconds {}: a real backend runs for more than 0 and at most {} s", opt.seconds, max_seconds));
-    if (b == backend::threads && !model::pivot_policy_id(opt.policy))
-        throw std::invalid_argument("unknown policy '" + opt.policy + "' (valid: " + model::pivot_policy_names() + ")");
     if (b == backend::kernel && (opt.presize || opt.global_hash) && !kernel_has_futex_hash_prctl())
         throw std::invalid_argument(
             "this kernel has no prctl(PR_FUTEX_HASH) (Linux 6.17 or later): --presize and --global-hash need it");
-}
-
-std::string classify(const run_result& r, double seconds)
-{
-    if (r.pivot_pending_at_end)
-        return r.pending_ms_at_end >= seconds * 1e3 / 2 ? "latched" : "transient";
-    return r.longest_pivot_ms > 0 && r.longest_pivot_ms > seconds * 1e3 / 10 ? "transient" : "never";
 }
 
 // Ends the measured run at the deadline or at SIGINT, whichever comes
@@ -107,7 +100,7 @@ run_result run_real(const run_options& opt, backend b)
     threads_process* tp = nullptr;
     if (b == backend::threads) {
         auto t = std::make_unique<threads_process>(max_threads);
-        model::futex_set_pivot_policy(&t->mm(), *model::pivot_policy_id(opt.policy));
+        model::futex_set_pivot_policy(&t->mm(), require_pivot_policy(opt.policy));
         t->mm().futex_precheck = opt.precheck;
         t->mm().futex_kernel = opt.kernel;
         tp = t.get();
@@ -153,15 +146,10 @@ run_result run_real(const run_options& opt, backend b)
             r.seconds = std::min(opt.seconds, elapsed);
         fill_throughput(r, ctx, ops, r.seconds, slots());  // a run that ended early has fewer bins
         if (tp) {
-            const pivot_stats p = tp->env().pivots();
-            r.ref_get_percpu = p.ref_get_percpu;
-            r.ref_get_atomic = p.ref_get_atomic;
-            r.pivots_requested = p.pivots_requested;
-            r.pivots_completed = p.pivots_completed;
-            r.pivot_pending_at_end = p.pending;
-            r.pending_ms_at_end = p.pending ? static_cast<double>(proc->now_ns() - p.pending_since) / 1e6 : 0;
-            r.longest_pivot_ms = static_cast<double>(p.longest_pending) / 1e6;
-            r.outcome = classify(r, r.seconds);
+            record_pivots(r, tp->env().pivots(), proc->now_ns());
+            r.grace_periods = tp->env().completed_grace_periods();
+            r.mean_gp_ms = tp->env().mean_grace_period_ms();
+            r.outcome = run_outcome(r);
         }
     };
 

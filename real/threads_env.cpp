@@ -39,7 +39,7 @@ void host_futex_wake(std::atomic<std::uint32_t>* w)
 struct gp_request {
     threads_env* env;
     unsigned long cookie;
-    std::atomic<unsigned long>* completed;
+    std::int64_t requested_at;  // on the env's clock
 };
 
 }  // namespace
@@ -82,17 +82,28 @@ threads_env::task& threads_env::me()
 unsigned long threads_env::get_state_synchronize_rcu()
 {
     const unsigned long cookie = gp_requested_.fetch_add(1) + 1;
-    urcu::call(&threads_env::gp_done, new gp_request{this, cookie, &gp_completed_});
+    urcu::call(&threads_env::gp_done, new gp_request{this, cookie, clock ? clock(clock_arg) : 0});
     return cookie;
 }
 
 void threads_env::gp_done(void* arg)
 {
     auto* r = static_cast<gp_request*>(arg);
-    unsigned long seen = r->completed->load();
-    while (seen < r->cookie && !r->completed->compare_exchange_weak(seen, r->cookie)) {
+    threads_env& env = *r->env;
+    if (env.clock) {
+        env.gp_ns_sum_.fetch_add(env.clock(env.clock_arg) - r->requested_at);
+        env.gp_timed_.fetch_add(1);
+    }
+    unsigned long seen = env.gp_completed_.load();
+    while (seen < r->cookie && !env.gp_completed_.compare_exchange_weak(seen, r->cookie)) {
     }
     delete r;
+}
+
+double threads_env::mean_grace_period_ms() const
+{
+    const unsigned long n = gp_timed_.load();
+    return n ? static_cast<double>(gp_ns_sum_.load()) / static_cast<double>(n) / 1e6 : 0.0;
 }
 
 void threads_env::call_rcu_hurry(model::rcu_head* head, void (*func)(model::rcu_head*))

@@ -78,6 +78,10 @@ public:
     void* clock_arg = nullptr;
     pivot_stats pivots() const;
     unsigned long completed_grace_periods() const { return gp_completed_.load(); }
+    // The mean time from a grace period's request (get_state_synchronize_rcu)
+    // to its callback, in ms on `clock`; 0 before one has completed. What
+    // run/outcome.h compares a pivot's length with, as the simulator's RCU does.
+    double mean_grace_period_ms() const;
     std::vector<std::string> warnings() const;
     // Waits for every RCU callback queued so far (before the mm is freed).
     void rcu_barrier() { urcu::barrier(); }
@@ -242,6 +246,8 @@ private:
     std::atomic<unsigned> next_task_{0};
     std::uint64_t id_;  // tells this env's task slots from an earlier env's
     std::atomic<unsigned long> gp_requested_{0}, gp_completed_{0};
+    std::atomic<std::int64_t> gp_ns_sum_{0};    // request-to-callback time, summed
+    std::atomic<unsigned long> gp_timed_{0};    // over this many grace periods
     std::atomic<int> mb_word_{0};  // smp_mb() under TSan
     // The condition runs without var_mu_ held: since 8e7ff730dd96 it takes
     // futex_hash_lock, which a waker may hold while it calls wake_up_var().

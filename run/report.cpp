@@ -94,6 +94,8 @@ void real_json(const run_result& r, nlohmann::ordered_json& j)
         j["pending_ms_at_end"] = r.pending_ms_at_end;
         j["longest_pivot_ms"] = r.longest_pivot_ms;
         j["outcome"] = r.outcome;
+        j["grace_periods"] = r.grace_periods;
+        j["mean_grace_period_ms"] = r.mean_gp_ms;
     }
     j["interrupted"] = r.interrupted;
     j["warnings"] = r.warnings;

@@ -9,10 +9,8 @@
 
 namespace futexsim {
 
-// "latched": a pivot was still pending at the end and had been for at least
-// half the run. "transient": every pivot completed, but one took longer than
-// 10 grace periods (10 times the run's mean grace period, in time). "never":
-// every pivot completed within that.
+// `outcome` is latched, transient or never, by the one rule of
+// run/outcome.h.
 struct run_result {
     // "sim", or a real backend ("threads", "kernel"): which fields mean
     // something (report.cpp leaves out the rest, docs/backends.md).

@@ -20,7 +20,7 @@ engine::engine(const machine& m, std::uint64_t seed, engine_config cfg)
 {
     if (m.num_cpus() == 0)
         throw std::invalid_argument("machine has no CPUs");
-    push(tick_ns_, ev_kind::tick, 1);
+    push_tick(tick_ns_);
 }
 
 engine::~engine() { shutdown(); }
@@ -37,7 +37,7 @@ void engine::shutdown()
         current_task_ = t.get();
         // The loop's side destroys it: a fiber that never ran is entered to
         // be unwound under ucontext (the ASan build), and adopts this side.
-        came_from_ = nullptr;
+        switched_from_ = nullptr;
         t->fib = {};  // forced unwind inside the fiber
         current_task_ = nullptr;
     }
@@ -49,13 +49,12 @@ void engine::mix_trace(std::uint64_t v)
     trace_hash_ = (trace_hash_ ^ v) * 0x100000001b3ull;
 }
 
-void engine::push(vtime t, ev_kind k, std::uint32_t a, std::uint32_t gen, std::uint8_t source,
-                  std::uint8_t what)
+void engine::enqueue(const event& ev)
 {
-    queue_.emplace(t, seq_++, k, source, what, a, gen);
+    queue_.emplace(ev.t, seq_++, ev.kind, ev.source, ev.source_what, ev.arg, ev.task_gen);
     // A task running ahead must not pass what it just made happen.
-    if (current_task_ && t + cfg_.lookahead_ns < horizon_)
-        set_horizon(t + cfg_.lookahead_ns);
+    if (current_task_ && ev.t + cfg_.lookahead_ns < run_ahead_until_)
+        set_run_ahead_until(ev.t + cfg_.lookahead_ns);
 }
 
 std::uint8_t engine::add_source(event_source* s)
@@ -69,7 +68,7 @@ std::uint8_t engine::add_source(event_source* s)
 
 void engine::post(std::uint8_t source, vtime at, std::uint8_t what, std::uint32_t arg)
 {
-    push(at, ev_kind::source, arg, 0, source, what);
+    push_source(at, source, what, arg);
 }
 
 std::string engine::origin_name(std::size_t i) const
@@ -101,7 +100,7 @@ task& engine::spawn(std::string name, std::vector<unsigned> allowed, std::functi
     task& ref = *t;
     ref.fib = ctx::fiber(std::allocator_arg, ctx::fixedsize_stack(cfg_.stack_bytes),
                          kernel::task_fiber_main(engine_fiber_, tearing_down_, ref.body, task_error_,
-                                                 [this](ctx::fiber&& from) { adopt(std::move(from)); },
+                                                 [this](ctx::fiber&& from) { keep_switcher_fiber(std::move(from)); },
                                                  [this] { finish_task(); }));
     tasks_.push_back(std::move(t));
     if (!kernel_thread)
@@ -113,7 +112,7 @@ task& engine::spawn(std::string name, std::vector<unsigned> allowed, std::functi
 void engine::finish_task()
 {
     task& t = current();
-    came_from_ = &t;  // the engine keeps what is left of the fiber
+    switched_from_ = &t;  // the engine keeps what is left of the fiber
     t.state = task_state::exited;
     if (!t.kernel_thread)
         --live_threads_;
@@ -130,14 +129,14 @@ void engine::note_context_switch(unsigned cpu)
         s->context_switch(cpu, now_);
 }
 
-// Every switch names who makes it (came_from_); the side that runs next
+// Every switch names who makes it (switched_from_); the side that runs next
 // keeps the continuation it receives in that one's place. Tasks switch to
 // each other as well as to and from the loop (leave()), so the fiber the
 // loop gets back is not always the one it resumed.
-void engine::adopt(ctx::fiber&& from)
+void engine::keep_switcher_fiber(ctx::fiber&& from)
 {
-    if (came_from_)
-        came_from_->fib = std::move(from);
+    if (switched_from_)
+        switched_from_->fib = std::move(from);
     else
         engine_fiber_ = std::move(from);
 }
@@ -145,8 +144,8 @@ void engine::adopt(ctx::fiber&& from)
 // The current task gives the CPU back to the engine loop.
 void engine::yield_to_engine()
 {
-    came_from_ = current_task_;
-    adopt(std::move(engine_fiber_).resume());
+    switched_from_ = current_task_;
+    keep_switcher_fiber(std::move(engine_fiber_).resume());
 }
 
 // What the loop does as it resumes `t`, before the switch.
@@ -155,14 +154,14 @@ void engine::enter(task& t)
     current_task_ = &t;
     t.state = task_state::running;
     next_tick_ = (now_ / tick_ns_ + 1) * tick_ns_;
-    set_horizon((queue_.empty() ? now_ : std::max(now_, queue_.top().t)) + cfg_.lookahead_ns);
+    set_run_ahead_until((queue_.empty() ? now_ : std::max(now_, queue_.top().t)) + cfg_.lookahead_ns);
 }
 
 void engine::switch_to(task& t)
 {
     enter(t);
-    came_from_ = nullptr;
-    adopt(std::move(t.fib).resume());
+    switched_from_ = nullptr;
+    keep_switcher_fiber(std::move(t.fib).resume());
     current_task_ = nullptr;
     if (task_error_) {
         auto e = task_error_;
@@ -214,8 +213,8 @@ void engine::charge_slow()
         leave();
         return;
     }
-    if (now_ > horizon_) [[unlikely]] {
-        push(now_, ev_kind::resume, t.id, t.gen);
+    if (now_ > run_ahead_until_) [[unlikely]] {
+        push_resume(now_, t);
         leave();
     }
 }
@@ -225,7 +224,7 @@ void engine::sync()
     if (tearing_down_ || queue_.empty() || queue_.top().t >= now_)
         return;
     task& t = current();
-    push(now_, ev_kind::resume, t.id, t.gen);
+    push_resume(now_, t);
     leave();
 }
 
@@ -293,7 +292,7 @@ void engine::end_spin(task& t, vtime at)
         return;
     }
     t.state = task_state::running;
-    push(at, ev_kind::resume, t.id, t.gen);
+    push_resume(at, t);
 }
 
 void engine::post_now(std::uint8_t source, std::uint8_t what, std::uint32_t arg)
@@ -342,14 +341,14 @@ void engine::leave()
             process(ev);
             continue;
         }
-        task& t = *tasks_[ev.a];
+        task& t = *tasks_[ev.arg];
         if (!resumable(ev, t))
             continue;
         enter(t);
         if (&t == self)
             return;
-        came_from_ = self;
-        adopt(std::move(t.fib).resume());
+        switched_from_ = self;
+        keep_switcher_fiber(std::move(t.fib).resume());
         return;  // resumed: whoever switched here has entered this task
     }
     current_task_ = self;
@@ -363,7 +362,7 @@ void engine::suspend()
 
 void engine::resume(task& t, vtime at)
 {
-    push(at, ev_kind::resume, t.id, t.gen);
+    push_resume(at, t);
 }
 
 void engine::wake(task& t, vtime at)
@@ -381,7 +380,7 @@ void engine::wake(task& t, vtime at)
 
 void engine::wake_on_timeout(task& t, vtime at)
 {
-    push(at, ev_kind::timeout, t.id, t.gen);
+    push_timeout(at, t);
 }
 
 // Where a woken task runs: its last CPU if idle, else an idle allowed CPU,
@@ -524,7 +523,7 @@ void engine::dispatch(unsigned cpu, vtime at)
     t.state = task_state::running;
     if (observer_) [[unlikely]]
         observer_->cpu_enter(cpu, t, at);
-    push(at, ev_kind::resume, id, t.gen);
+    push_resume(at, t);
 }
 
 void engine::on_tick(std::int64_t k)
@@ -542,7 +541,7 @@ void engine::on_tick(std::int64_t k)
     }
     for (event_source* s : sources_)
         s->tick(k);
-    push((k + 1) * tick_ns_, ev_kind::tick, 0);
+    push_tick((k + 1) * tick_ns_);
 }
 
 // The loop's next event leaves the queue; time moves to it.
@@ -559,7 +558,7 @@ void engine::process(const event& ev)
 {
     switch (ev.kind) {
     case ev_kind::resume: {
-        task& t = *tasks_[ev.a];
+        task& t = *tasks_[ev.arg];
         if (resumable(ev, t))
             switch_to(t);
         break;
@@ -568,11 +567,11 @@ void engine::process(const event& ev)
         on_tick(ev.t / tick_ns_);
         break;
     case ev_kind::source:
-        sources_[ev.source]->on_event(ev.what, ev.a);
+        sources_[ev.source]->on_event(ev.source_what, ev.arg);
         break;
     case ev_kind::timeout: {
-        task& t = *tasks_[ev.a];
-        if (ev.gen != t.gen || t.state != task_state::blocked)
+        task& t = *tasks_[ev.arg];
+        if (ev.task_gen != t.gen || t.state != task_state::blocked)
             break;
         wake(t, now_);
         t.timed_out = true;

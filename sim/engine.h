@@ -29,6 +29,7 @@
 #include <vector>
 
 #include "machine/machine.h"
+#include "run/vtime.h"
 #include "sim/event_queue.h"
 #include "sim/event_source.h"
 #include "sim/kernel/task.h"
@@ -37,8 +38,6 @@
 #include "sim/schedule.h"
 
 namespace futexsim::sim {
-
-using vtime = std::int64_t;  // virtual nanoseconds
 
 enum class task_mode : std::uint8_t { user, kernel };
 enum class task_state : std::uint8_t { runnable, running, spinning, blocked, exited };
@@ -127,7 +126,7 @@ public:
         refresh_check();
     }
     // Which queued task a CPU runs next (sim/schedule.h); none: the queue's
-    // order, as before strategies existed.
+    // order, which fifo also gives.
     void set_strategy(schedule_strategy* s) { strategy_ = s; }
     // Who watches the run (sim/observer.h); none by default.
     void set_observer(sim_observer* o) { observer_ = o; }
@@ -150,11 +149,11 @@ public:
     int cpu_current(unsigned c) const { return cpus_[c].current; }
 
     // Advance the current task's clock; yields when past the lookahead.
-    // One compare: next_check_ is as low as it goes while attention() holds.
+    // One compare: slow_check_at_ is as low as it goes while check_every_charge() holds.
     void charge(vtime ns)
     {
         now_ += ns;
-        if (now_ >= next_check_) [[unlikely]]
+        if (now_ >= slow_check_at_) [[unlikely]]
             charge_slow();
     }
     // Let every event before the task's clock happen first (before touching
@@ -221,23 +220,36 @@ public:
     void mix_trace(std::uint64_t v);
 
 private:
+    // What an event does when the loop takes it: resume a task (its turn
+    // on its CPU, the end of a service it waited for), the timer tick of
+    // every CPU, a sleep's timeout, or a source's own event (post()).
     enum class ev_kind : std::uint8_t { resume, tick, timeout, source };
+    // Ordered by time, then by when it was queued (seq), so that events at
+    // the same time happen in the order they were made.
     struct event {
         vtime t;
         std::uint64_t seq;
         ev_kind kind;
-        std::uint8_t source;  // ev_kind::source: which, and its own kind
-        std::uint8_t what;
-        std::uint32_t a;
-        std::uint32_t gen;
+        std::uint8_t source;       // source: which (add_source()'s number)
+        std::uint8_t source_what;  // source: the source's own kind of event
+        std::uint32_t arg;         // resume, timeout: the task's id; source: the source's argument
+        std::uint32_t task_gen;    // resume, timeout: task::gen when queued; stale once it moved on
         bool operator>(const event& o) const { return t != o.t ? t > o.t : seq > o.seq; }
     };
     struct event_before {
         bool operator()(const event& a, const event& b) const { return b > a; }
     };
 
-    void push(vtime t, ev_kind k, std::uint32_t a, std::uint32_t gen = 0, std::uint8_t source = 0,
-              std::uint8_t what = 0);
+    // Queue an event of each kind.
+    void push_resume(vtime at, const task& t) { enqueue({at, 0, ev_kind::resume, 0, 0, t.id, t.gen}); }
+    void push_timeout(vtime at, const task& t) { enqueue({at, 0, ev_kind::timeout, 0, 0, t.id, t.gen}); }
+    void push_tick(vtime at) { enqueue({at, 0, ev_kind::tick, 0, 0, 0, 0}); }
+    void push_source(vtime at, std::uint8_t source, std::uint8_t what, std::uint32_t arg)
+    {
+        enqueue({at, 0, ev_kind::source, source, what, arg, 0});
+    }
+    // `ev` with the next sequence number.
+    void enqueue(const event& ev);
     bool sources_idle() const;
     // Whether an event at `t` queued now would be the loop's next.
     bool next_event_at(vtime t) const
@@ -256,32 +268,34 @@ private:
     // A resumption that is not stale: the task still waits for it.
     static bool resumable(const event& ev, const task& t)
     {
-        return ev.gen == t.gen && t.state != task_state::exited && t.state != task_state::blocked &&
+        return ev.task_gen == t.gen && t.state != task_state::exited && t.state != task_state::blocked &&
                t.state != task_state::runnable;
     }
     bool loop_stops() const;
     bool only_tick_left() const;
     void leave();
     void enter(task& t);
-    void adopt(boost::context::fiber&& from);
+    // The fiber a switch handed over, kept in the place of whoever made the
+    // switch (switched_from_): a task's, or the loop's.
+    void keep_switcher_fiber(boost::context::fiber&& from);
     event take();
     void process(const event& ev);  // one event, as the loop takes it
     void charge_slow();
     // Whether charge() must look at the task after every step: a CPU wants
     // a reschedule, a source wants preemption points, or the run is being
     // torn down.
-    bool attention() const { return resched_flags_ != 0 || preemption_points_ || tearing_down_; }
-    void set_horizon(vtime h)
+    bool check_every_charge() const { return resched_flags_ != 0 || preemption_points_ || tearing_down_; }
+    void set_run_ahead_until(vtime h)
     {
-        horizon_ = h;
+        run_ahead_until_ = h;
         refresh_check();
     }
-    // Where charge() next looks closer: the tick or the horizon, or at once
-    // while attention() holds. Called whenever any of them changes.
+    // Where charge() next looks closer: the tick or the end of the run-ahead, or at once
+    // while check_every_charge() holds. Called whenever any of them changes.
     void refresh_check()
     {
-        next_check_ =
-            attention() ? std::numeric_limits<vtime>::min() : std::min(next_tick_, horizon_ + 1);
+        slow_check_at_ =
+            check_every_charge() ? std::numeric_limits<vtime>::min() : std::min(next_tick_, run_ahead_until_ + 1);
     }
     void set_resched_flags(unsigned n)
     {
@@ -312,12 +326,15 @@ private:
     rng64 jitter_rng_;
     rng64 placement_rng_;  // select_idle_cpu(): which of the equally good idle CPUs
     vtime next_tick_ = 0;   // the running task's next tick boundary
-    vtime next_check_ = 0;  // charge() looks closer from here (refresh_check())
+    vtime slow_check_at_ = 0;  // charge() looks closer from here (refresh_check())
     unsigned resched_flags_ = 0;  // CPUs with need_resched or urgent_resched set
     vtime tick_ns_;
     vtime tick_irq_ns_;  // machine().tick_irq_ns
     vtime now_ = 0;
-    vtime horizon_ = 0;
+    // The running task runs ahead of the queue without syncing up to here:
+    // the queue's next event plus engine_config::lookahead_ns when it was
+    // entered, pulled in by anything it queues sooner (enqueue()).
+    vtime run_ahead_until_ = 0;
     vtime until_ = 0;  // run_until()'s bound
     std::uint64_t seq_ = 0;
     std::uint64_t events_ = 0;
@@ -336,7 +353,7 @@ private:
     unsigned live_threads_ = 0;
     unsigned runnable_or_running_ = 0;
     boost::context::fiber engine_fiber_;
-    task* came_from_ = nullptr;  // who made the last switch: a task, nullptr the loop
+    task* switched_from_ = nullptr;  // who made the last switch: a task, nullptr the loop
     std::exception_ptr task_error_;
     schedule_strategy* strategy_ = nullptr;
     sim_observer* observer_ = nullptr;

@@ -7,9 +7,10 @@
 
 #include <cstdint>
 
+#include "run/vtime.h"
+
 namespace futexsim::sim {
 
-using vtime = std::int64_t;  // virtual nanoseconds (as sim/engine.h)
 struct task;
 
 class event_source {

@@ -1,5 +1,6 @@
-// Fast-forward (--fast-forward): once a run can no longer change, measure
-// its throughput until the estimate is tight, then extrapolate the rest.
+// Fast-forward (the default of `futexsim run`; --exact turns it off): once a
+// run can no longer change, measure its throughput until the estimate is
+// tight, then extrapolate the rest.
 //
 // A run is stationary when no pivot is pending, the private hash is in
 // FR_PERCPU (or the process uses the global hash), and the workload has

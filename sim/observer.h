@@ -9,13 +9,14 @@
 
 #include <cstdint>
 
+#include "run/vtime.h"
+
 namespace futexsim::model {
 struct trace_point;
 }
 
 namespace futexsim::sim {
 
-using vtime = std::int64_t;  // virtual nanoseconds (as sim/engine.h)
 struct task;
 
 class sim_observer {

@@ -6,8 +6,8 @@
 // is fully described by (strategy, seed, depth, schedule prefix).
 //
 // One file per strategy, in sim/strategies/:
-// - fifo: the first candidate, always: the engine's own order (the default,
-//   byte-identical to runs before strategies existed).
+// - fifo: the first candidate, always: the engine's own order (the default;
+//   a run under it is byte-identical to one with no strategy set).
 // - random: uniform among the candidates.
 // - pct: Probabilistic Concurrency Testing (Burckhardt et al., ASPLOS 2010):
 //   random distinct priorities, the highest-priority candidate runs, and at

@@ -1,3 +1,4 @@
+#include "run/run_checks.h"
 #include "sim/selftests.h"
 
 #include <fmt/format.h>
@@ -22,11 +23,7 @@ constexpr int private_ = model::FUTEX_PRIVATE_FLAG;
 
 void set_up(sim_process& proc, const selftest_options& opt)
 {
-    const auto id = model::pivot_policy_id(opt.policy);
-    if (!id)
-        throw std::invalid_argument(
-            fmt::format("unknown policy '{}' (valid: {})", opt.policy, model::pivot_policy_names()));
-    model::futex_set_pivot_policy(&proc.mm(), *id);
+    model::futex_set_pivot_policy(&proc.mm(), require_pivot_policy(opt.policy));
     proc.mm().futex_kernel = opt.kernel;
 }
 

@@ -13,13 +13,11 @@
 #include "model/futex.h"
 #include "run/op_counter.h"
 #include "run/run_options.h"
+#include "run/vtime.h"
 #include "run/workloads/workload_params.h"
 #include "run/workloads/workload_process.h"
 
 namespace futexsim {
-
-// Nanoseconds of the process's clock (virtual on the simulator).
-using vtime = std::int64_t;
 
 struct workload_def;
 

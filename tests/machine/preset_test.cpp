@@ -10,19 +10,14 @@
 #include "machine/embedded_presets.h"
 #include "machine/machine.h"
 #include "tests/machine/machine_describe.h"
+#include "tests/machine/preset_checks.h"
 
 using namespace futexsim;
 
-// Every field of each preset (describe()), fingerprinted: first when the
-// JSON files replaced the C++ presets of sim/machine.cpp (commit 290c9a8),
-// since then on purpose only. A preset's numbers change only on purpose:
-// then its fingerprint here changes in the same commit, and the figures
-// recorded on that machine are re-run. Last changed 2026-12-03: the fitted
-// kernel_step_ns and system-call costs gave way to core_ghz, kernel_cpi,
-// syscall_insn_cycles and kernel_sites_cpu (the instructions counted in
-// the compiled 7.2.13), tick_irq_ns was added (the scheduler tick's
-// interrupt), and the Xeon's modified_read became migrate, as measured on
-// two Intel cores.
+// Every field of each preset (describe()), fingerprinted. A preset's numbers
+// change only on purpose: then its fingerprint here changes in the same
+// commit, which says why, and the figures recorded on that machine are
+// re-run.
 TEST_CASE("each preset's every field is as recorded", "[machine]")
 {
     CHECK(test::fingerprint(load_machine_preset("xeon-6975p-snc3")) == 0x5cae47db92566e48ull);
@@ -49,21 +44,7 @@ TEST_CASE("every parameter of every preset names its source", "[machine]")
         INFO(p.name);
         const auto j = nlohmann::json::parse(p.json);
         CHECK(j.at("name") == p.name);
-        const auto& sources = j.at("sources");
-        for (const auto& [key, value] : j.items()) {
-            if (key == "name" || key == "description" || key == "sources")
-                continue;
-            if (key == "transfer_ns") {
-                for (const auto& [sub, _] : value.items())
-                    CHECK(sources.contains("transfer_ns." + sub));
-                continue;
-            }
-            INFO(key);
-            CHECK(sources.contains(key));
-        }
-        // Left out so that the parser takes the kernel's default, and said so.
-        CHECK_FALSE(j.contains("rcu_fqs_jiffies"));
-        CHECK(sources.contains("rcu_fqs_jiffies"));
+        test::check_preset_sources(j);
     }
 }
 

@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "cli/commands.h"
-#include "cli/workload_flags.h"
 #include "run/workloads/registry.h"
 #include "sim/run.h"
+#include "tests/run/parse_workload_flags.h"
 
 using namespace futexsim;
 
@@ -88,19 +88,7 @@ TEST_CASE("a workload registered by a test runs on the simulator with its own fl
 TEST_CASE("the command line takes a registered workload's flag and refuses it for another", "[workload]")
 {
     register_toy();
-    const auto parse = [](std::vector<std::string> args, const std::string& workload) {
-        CLI::App app;
-        cli::workload_flags flags;
-        flags.add_to(app);
-        std::reverse(args.begin(), args.end());  // CLI11 takes them last first
-        app.parse(args);
-        run_options o;
-        o.workload = workload;
-        const workload_def& wl = find_workload(workload);
-        flags.refuse_others(wl);
-        flags.apply(wl, o);
-        return o;
-    };
+    const auto parse = test::parse_workload_flags;
     const run_options o = parse({"--wakes", "7"}, "toy-wakers");
     REQUIRE(o.params.find("wakes"));
     CHECK(*o.params.find("wakes") == "7");

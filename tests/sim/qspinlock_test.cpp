@@ -9,7 +9,7 @@
 #include "tests/sim/sim_fixtures.h"
 
 using namespace futexsim;
-using futexsim::sim::vtime;
+using futexvtime;
 
 namespace {
 

@@ -51,7 +51,7 @@ struct rig {
     // times; returns the virtual time per increment over the whole run.
     double hammer(unsigned tasks, int per_task)
     {
-        sim::vtime last_done = 0;
+        vtime last_done = 0;
         for (unsigned c = 0; c < tasks; c++)
             eng.spawn("inc", {c}, [this, per_task, &last_done] {
                 for (int i = 0; i < per_task; i++)

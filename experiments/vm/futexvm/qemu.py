@@ -40,7 +40,10 @@ def memory_mb(cpus):
 
 
 def command(kernel, initrd, cpus, mem_mb, accel, extra_append=""):
-    append = "console=ttyS0 loglevel=4 panic=-1 rdinit=/init"
+    # loglevel=5: warnings and worse reach the console (a WARN_ON or a
+    # might_sleep() splat during a command shows in its output), notices
+    # and boot chatter do not. panic=-1 with -no-reboot: a panic ends QEMU.
+    append = "console=ttyS0 loglevel=5 panic=-1 rdinit=/init"
     if extra_append:
         append += " " + extra_append
     return [BINARY, "-nodefaults", "-no-user-config", "-display", "none",

@@ -11,7 +11,7 @@ import sys
 import tempfile
 import time
 
-from . import guest, initramfs, qemu, selftests
+from . import guest, initramfs, qemu, report, selftests
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -175,7 +175,6 @@ def main(argv):
 
 
 def boot(a, initrd, initrd_bytes, commands):
-    from . import report
     mem = a.memory or qemu.memory_mb(a.cpus)
     stop = guest.StopFlag()
     accel = a.accel

@@ -1,0 +1,1 @@
+"""experiments/vm/run's pieces, one job per file (docs/vm.md)."""

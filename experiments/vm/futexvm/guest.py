@@ -1,0 +1,98 @@
+"""Runs one QEMU boot: feeds its serial console to markers.Console line by
+line, shows what each line means as it comes, and ends QEMU on a timeout,
+a stop request (SIGINT/SIGTERM, through the `stop` callable) or, under
+KVM, a failure that TCG would not have. QEMU runs in its own session, so a
+terminal's Ctrl-C reaches this script only, which then ends QEMU and waits
+for it: nothing is left running."""
+
+import os
+import selectors
+import signal
+import subprocess
+import time
+
+from . import markers, qemu
+
+
+class Outcome:
+    def __init__(self):
+        self.console = markers.Console()
+        self.reason = None  # "exited", "timeout", "stopped", "kvm-failed"
+        self.qemu_rc = None
+        self.stderr = ""
+
+
+def _end(proc):
+    """SIGTERM, then SIGKILL if QEMU lingers; always reaped."""
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+def run(cmd, timeout, on_event, stop, accel):
+    out = Outcome()
+    start = time.monotonic()
+    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, start_new_session=True)
+    sel = selectors.DefaultSelector()
+    bufs = {proc.stdout: b"", proc.stderr: b""}
+    for f in bufs:
+        os.set_blocking(f.fileno(), False)
+        sel.register(f, selectors.EVENT_READ)
+    try:
+        while sel.get_map():
+            if stop():
+                out.reason = "stopped"
+                break
+            if time.monotonic() - start > timeout:
+                out.reason = "timeout"
+                break
+            for key, _ in sel.select(timeout=0.2):
+                f = key.fileobj
+                chunk = f.read()
+                if not chunk:
+                    sel.unregister(f)
+                    lines = [bufs[f]] if bufs[f] else []
+                    bufs[f] = b""
+                else:
+                    data = bufs[f] + chunk
+                    *lines, bufs[f] = data.split(b"\n")
+                for raw in lines:
+                    line = raw.decode("utf-8", "replace")
+                    if f is proc.stderr:
+                        out.stderr += line + "\n"
+                        continue
+                    for ev in out.console.feed(line):
+                        on_event(ev)
+            if (accel == "kvm" and out.console.booted is None
+                    and qemu.looks_like_kvm_failure(out.stderr)):
+                out.reason = "kvm-failed"
+                break
+    finally:
+        sel.close()
+        _end(proc)
+        proc.stdout.close()
+        proc.stderr.close()
+    out.qemu_rc = proc.returncode
+    if out.reason is None:
+        out.reason = "exited"
+    return out
+
+
+class StopFlag:
+    """SIGINT and SIGTERM set it; the loop above polls it every 0.2 s."""
+
+    def __init__(self):
+        self.signum = None
+        for s in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(s, self._set)
+
+    def _set(self, signum, _frame):
+        self.signum = signum
+
+    def __call__(self):
+        return self.signum is not None

@@ -44,9 +44,9 @@ struct gp_request {
 
 }  // namespace
 
-threads_env::threads_env(unsigned max_tasks, std::atomic<bool>* stop)
+threads_env::threads_env(unsigned max_tasks, std::atomic<bool>* stop, clock_fn clock)
     : possible_cpus_(static_cast<unsigned>(std::max(1, get_nprocs_conf()))),
-      online_cpus_(static_cast<unsigned>(std::max(1, get_nprocs()))), stop_(stop),
+      online_cpus_(static_cast<unsigned>(std::max(1, get_nprocs()))), stop_(stop), clock_(clock),
       tasks_(new task[max_tasks]), max_tasks_(max_tasks), id_(next_env_id++)
 {
 }
@@ -82,7 +82,7 @@ threads_env::task& threads_env::me()
 unsigned long threads_env::get_state_synchronize_rcu()
 {
     const unsigned long cookie = gp_requested_.fetch_add(1) + 1;
-    urcu::call(&threads_env::gp_done, new gp_request{this, cookie, clock ? clock(clock_arg) : 0});
+    urcu::call(&threads_env::gp_done, new gp_request{this, cookie, clock_()});
     return cookie;
 }
 
@@ -90,8 +90,8 @@ void threads_env::gp_done(void* arg)
 {
     auto* r = static_cast<gp_request*>(arg);
     threads_env& env = *r->env;
-    if (env.clock) {
-        env.gp_ns_sum_.fetch_add(env.clock(env.clock_arg) - r->requested_at);
+    if (env.clock_.fn) {
+        env.gp_ns_sum_.fetch_add(env.clock_() - r->requested_at);
         env.gp_timed_.fetch_add(1);
     }
     unsigned long seen = env.gp_completed_.load();
@@ -197,7 +197,7 @@ void threads_env::trace(const model::trace_point& tp)
         bump(me().ref_get_atomic);
         return;
     }
-    const std::int64_t now = clock ? clock(clock_arg) : 0;
+    const std::int64_t now = clock_();
     std::lock_guard lock(stats_mu_);
     stats_.fold(tp, now, gp_completed_.load());
 }

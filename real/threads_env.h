@@ -65,17 +65,24 @@ public:
         std::atomic<std::uint64_t> ref_get_percpu{0}, ref_get_atomic{0};
     };
 
+    // The clock of the pivot statistics and of the grace periods' lengths
+    // (the process's now_ns()), given at construction: the model may ask
+    // for a grace period while its process is still being built, and the
+    // callback reads the clock on liburcu's thread.
+    struct clock_fn {
+        std::int64_t (*fn)(void*) = nullptr;
+        void* arg = nullptr;
+        std::int64_t operator()() const { return fn ? fn(arg) : 0; }
+    };
+
     // `max_tasks`: every thread that will ever call into the model.
-    threads_env(unsigned max_tasks, std::atomic<bool>* stop);
+    threads_env(unsigned max_tasks, std::atomic<bool>* stop, clock_fn clock);
     ~threads_env();
     threads_env(const threads_env&) = delete;
     threads_env& operator=(const threads_env&) = delete;
 
     // --- what the threads process controls ----------------------------
     std::atomic<unsigned> nr_threads{1};  // the main thread
-    // A clock for the pivot statistics (the process's now_ns()).
-    std::int64_t (*clock)(void*) = nullptr;
-    void* clock_arg = nullptr;
     pivot_stats pivots() const;
     unsigned long completed_grace_periods() const { return gp_completed_.load(); }
     // The mean time from a grace period's request (get_state_synchronize_rcu)
@@ -241,6 +248,7 @@ private:
 
     unsigned possible_cpus_, online_cpus_;
     std::atomic<bool>* stop_;
+    const clock_fn clock_;
     std::unique_ptr<task[]> tasks_;
     unsigned max_tasks_;
     std::atomic<unsigned> next_task_{0};

@@ -18,10 +18,10 @@ thread_local std::uint64_t my_tid_word = 0;
 
 // Room for the workers, main, the watchdog and liburcu's call_rcu thread.
 threads_process::threads_process(unsigned max_threads)
-    : env_(max_threads + 8, &stop_requested()), futex_(env_)
+    : env_(max_threads + 8, &stop_requested(),
+           {[](void* self) { return static_cast<threads_process*>(self)->now_ns(); }, this}),
+      futex_(env_)
 {
-    env_.clock = [](void* self) { return static_cast<threads_process*>(self)->now_ns(); };
-    env_.clock_arg = this;
 }
 
 // Then futex_ frees the hash, and env_'s destructor waits for the frees

@@ -9,7 +9,7 @@
 #include "tests/sim/sim_fixtures.h"
 
 using namespace futexsim;
-using futexvtime;
+using futexsim::vtime;
 
 namespace {
 

@@ -112,6 +112,42 @@ void check_coverage(const std::map<segment, bool>& got, const std::set<segment>&
     }
 }
 
+// Every futex path of `m`'s build, from its system call's entry: each
+// segment costs its counted instructions, less the access's own, at half a
+// nanosecond an instruction. Returns how many paths were walked.
+unsigned check_paths_cost_their_counts(const machine& m, sim::site_costs& c)
+{
+    const kernel_sites_build& b = kernel_sites_for(m.arch);
+    std::string path;
+    sim::site_costs::site_id at = 0;
+    unsigned paths = 0;
+    for (const auto& s : b.segments) {
+        const std::string syscall = kernel_path_syscall(s.path);
+        if (syscall.empty())
+            continue;
+        if (s.path != path) {
+            path = s.path;
+            at = c.syscall_entry(syscall);
+            ++paths;
+        }
+        INFO(s.path << ": " << s.from << " -> " << s.to);
+        // Named as the simulator names them, through the same interning.
+        const auto to = s.to == "exit" ? sim::site_costs::exit : c.intern_for_test(sim::site_costs::table_key(s.to));
+        const unsigned between = s.to == "exit" ? s.instructions : s.instructions - 1;
+        CHECK(c.segment_ps(at, to) == between * 500u);
+    }
+    return paths;
+}
+
+// A machine at half a nanosecond an instruction.
+machine half_ns_machine(const char* preset)
+{
+    machine m = load_machine_preset(preset);
+    m.kernel_cpi = 2;
+    m.core_ghz = 4;
+    return m;
+}
+
 bool has_path(const kernel_sites_build& b, const std::string& path)
 {
     for (const auto& s : b.segments)
@@ -170,30 +206,10 @@ TEST_CASE("site costs: a FUTEX_WAIT that sleeps and the FUTEX_WAKE that wakes it
 
 TEST_CASE("site costs: a segment costs its counted instructions on its path, the access's own taken off", "[sim][sites]")
 {
-    machine m = load_machine_preset("xeon-6975p-snc3");
-    m.kernel_cpi = 2;
-    m.core_ghz = 4;  // half a nanosecond per instruction
+    const machine m = half_ns_machine("xeon-6975p-snc3");
     sim::site_costs c(m);
     const kernel_sites_build& b = kernel_sites_for(m.arch);
-    // Every futex path of the build, from its system call's entry.
-    std::string path;
-    sim::site_costs::site_id at = 0;
-    unsigned paths = 0;
-    for (const auto& s : b.segments) {
-        const std::string syscall = kernel_path_syscall(s.path);
-        if (syscall.empty())
-            continue;
-        if (s.path != path) {
-            path = s.path;
-            at = c.syscall_entry(syscall);
-            ++paths;
-        }
-        INFO(s.path << ": " << s.from << " -> " << s.to);
-        // Named as the simulator names them, through the same interning.
-        const auto to = s.to == "exit" ? sim::site_costs::exit : c.intern_for_test(sim::site_costs::table_key(s.to));
-        const unsigned between = s.to == "exit" ? s.instructions : s.instructions - 1;
-        CHECK(c.segment_ps(at, to) == between * 500u);
-    }
+    const unsigned paths = check_paths_cost_their_counts(m, c);
     CHECK(paths >= 6);
     const auto mean_ps = static_cast<std::uint64_t>((b.uncounted_segment_instructions - 1) * 500 + 0.5);
     // Off the paths: a pair every path counts alike costs that count (the
@@ -208,20 +224,59 @@ TEST_CASE("site costs: a segment costs its counted instructions on its path, the
     CHECK(c.segment_ps(a, c.intern_for_test("elsewhere:atomic_read")) == mean_ps);
 }
 
+TEST_CASE("site costs: on Graviton4 the arm64 paths cost their counts, a whole FUTEX_WAIT included", "[sim][sites]")
+{
+    const machine m = half_ns_machine("graviton4");
+    sim::site_costs c(m);
+    const kernel_sites_build& b = kernel_sites_for(m.arch);
+    REQUIRE(b.name == "arm64");
+    // The two FUTEX_WAKEs without waiters, and reproducer 2's six, walked as
+    // boot patches the Graviton4 image (docs/kernel-sites.md).
+    CHECK(check_paths_cost_their_counts(m, c) >= 8);
+    // One call whole: a mismatched FUTEX_WAIT in FR_PERCPU is 394 counted
+    // instructions in 11 segments, the last ending at the return; the
+    // simulator charges them all but its 10 accesses.
+    sim::site_costs whole(m);
+    auto at = whole.syscall_entry("FUTEX_WAIT");
+    std::uint64_t ps = 0;
+    for (const char* to : {"__futex_hash:atomic_read", "futex_ref_get:atomic_read", "futex_ref_get:this_cpu_inc",
+                           "futex_hb_waiters_inc:atomic_inc", "queued_spin_lock:atomic_try_cmpxchg",
+                           "futex_get_value:atomic_read", "futex_hb_waiters_dec:atomic_dec",
+                           "queued_spin_unlock:qspinlock_rmw", "futex_ref_put:atomic_read", "futex_ref_put:this_cpu_dec"})
+        ps += whole.segment_ps(at, whole.intern_for_test(to));
+    ps += whole.segment_ps(at, sim::site_costs::exit);
+    CHECK(ps == (394u - 10u) * 500u);
+    CHECK(whole.charged().size() == 11);
+    for (const auto& [seg, counted] : whole.charged()) {
+        INFO(seg.first << " -> " << seg.second);
+        CHECK(counted);
+    }
+    // Off the paths: arm64's hash lookup up to futex_ref_get()'s read, alike
+    // on every path (54), and the build's mean for anything else.
+    auto bare = c.intern_for_test("__futex_hash:atomic_read");
+    CHECK(c.segment_ps(bare, c.intern_for_test("futex_ref_get:atomic_read")) == 53 * 500u);
+    const auto mean_ps = static_cast<std::uint64_t>((b.uncounted_segment_instructions - 1) * 500 + 0.5);
+    auto a = c.intern_for_test("somewhere:atomic_read");
+    CHECK(c.segment_ps(a, c.intern_for_test("elsewhere:atomic_read")) == mean_ps);
+}
+
 TEST_CASE("site costs: the unlock before the put costs what its path counts", "[sim][sites]")
 {
     // One pair of names, three lengths: the queued wait's, the mismatched
     // wait's and the waking FUTEX_WAKE's way from the bucket unlock to
     // futex_ref_put()'s read.
-    const kernel_sites_build& b = kernel_sites_for(load_machine_preset("xeon-6975p-snc3").arch);
-    std::map<std::string, unsigned> unlock_to_put;
-    for (const auto& s : b.segments)
-        if (sim::site_costs::table_key(s.from) == "queued_spin_unlock:qspinlock_rmw" &&
-            sim::site_costs::table_key(s.to) == "futex_ref_put:atomic_read")
-            unlock_to_put[kernel_path_base(s.path)] = s.instructions;
-    REQUIRE(unlock_to_put.count("wait-mismatch-percpu"));
-    CHECK(unlock_to_put["wait-mismatch-percpu"] != unlock_to_put["wait-queued-percpu"]);
-    CHECK(unlock_to_put["wake-waiter-percpu"] != unlock_to_put["wait-queued-percpu"]);
+    for (const char* preset : {"xeon-6975p-snc3", "graviton4"}) {
+        const kernel_sites_build& b = kernel_sites_for(load_machine_preset(preset).arch);
+        INFO(b.name);
+        std::map<std::string, unsigned> unlock_to_put;
+        for (const auto& s : b.segments)
+            if (sim::site_costs::table_key(s.from) == "queued_spin_unlock:qspinlock_rmw" &&
+                sim::site_costs::table_key(s.to) == "futex_ref_put:atomic_read")
+                unlock_to_put[kernel_path_base(s.path)] = s.instructions;
+        REQUIRE(unlock_to_put.count("wait-mismatch-percpu"));
+        CHECK(unlock_to_put["wait-mismatch-percpu"] != unlock_to_put["wait-queued-percpu"]);
+        CHECK(unlock_to_put["wake-waiter-percpu"] != unlock_to_put["wait-queued-percpu"]);
+    }
 }
 
 TEST_CASE("site costs: a preset's system-call entry and exit are its CPU's counted paths", "[sim][sites]")

@@ -795,19 +795,12 @@ void explore_env::run()
         std::vector<std::uint32_t> ids(c.begin(), c.end());
         if (offer_gp_end)
             ids.push_back(gp_end_candidate);
-        std::size_t pick = 0;
-        if (chooser) {
-            const std::optional<std::size_t> choice = chooser(ids);
-            if (!choice) {
-                stopped_ = true;
-                return;
-            }
-            pick = *choice;
-            if (ids.size() >= 2)
-                chosen_.push_back(static_cast<unsigned>(pick));
-        } else {
-            pick = strategy_->pick(ids);
+        const std::optional<std::size_t> choice = strategy_->pick_or_stop(ids);
+        if (!choice) {
+            stopped_ = true;
+            return;
         }
+        const std::size_t pick = *choice;
         if (ids[pick] == gp_end_candidate) {
             end_gp_step(false);
             continue;

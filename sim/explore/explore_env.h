@@ -134,17 +134,12 @@ public:
         unsigned long max_gp_ends = 2;
     };
 
-    // Replaces the strategy when set: given the candidates, the index of the
-    // one that runs next, or nullopt to stop the run here (a driver's
-    // pruning). Called at every scheduling point, even with one candidate.
-    std::function<std::optional<std::size_t>(const std::vector<std::uint32_t>&)> chooser;
-    // Record what every step touched (footprints()), for the chooser.
+    // Record what every step touched (footprints()), for a strategy that
+    // prunes by it (dfs).
     bool record_footprints = false;
     const std::vector<step_footprint>& footprints() const { return footprints_; }
-    // The choices at points with two or more candidates, when a chooser ran
-    // the run (the strategy's recorded() otherwise): a --schedule string.
-    const std::vector<unsigned>& chosen() const { return chosen_; }
-    bool stopped_by_chooser() const { return stopped_; }
+    // The strategy ended the run at a point (pick_or_stop(): dfs's pruning).
+    bool stopped_by_strategy() const { return stopped_; }
     // Harness hooks for what the model's environment calls do not show: a
     // plain access the harness makes to shared state, or a step whose
     // effect no access list describes (it then commutes with nothing).
@@ -173,6 +168,9 @@ public:
     xtask& current() { return *tasks_[static_cast<std::size_t>(current_)]; }
     bool in_task() const { return current_ >= 0; }
     const schedule_strategy& strategy() const { return *strategy_; }
+    // Runs with `s` instead of the strategy config::strategy names: one made
+    // for this run by a search over many (sim/explore/dfs_strategy.h).
+    void use_strategy(std::unique_ptr<schedule_strategy> s) { strategy_ = std::move(s); }
     // Stop the run with this violation (the first one is kept).
     void fail(std::string what);
     const std::optional<std::string>& violation() const { return violation_; }
@@ -458,9 +456,8 @@ private:
     std::vector<range> freed_;
     std::vector<std::function<void()>> deleters_;
 
-    // Exhaustive search support (chooser, footprints, timing_choices).
+    // Exhaustive search support (footprints, timing_choices).
     mutable std::vector<step_footprint> footprints_;  // const reads of RCU's state record too
-    std::vector<unsigned> chosen_;
     bool stopped_ = false;
     unsigned long gp_ends_chosen_ = 0;
     std::unordered_map<const void*, std::size_t> percpu_index_;  // in allocation order

@@ -9,6 +9,7 @@
 #include "model/core.h"
 #include "run/model_process.h"
 #include "run/pivot_stats.h"
+#include "sim/explore/dfs_strategy.h"
 #include "sim/explore/explore_env.h"
 #include "sim/explore/invariants.h"
 #include "sim/explore/parked_drains.h"
@@ -28,15 +29,9 @@ public:
         : cfg_(cfg), case_(c), trace_(trace), hooks_(hooks), env_(env_config(cfg)), futex_(env_),
           inv_(env_, mm_, futex_.global), drains_(mm_)
     {
-        if (hooks_ && hooks_->choose) {
+        if (hooks_ && hooks_->search) {
             env_.record_footprints = true;
-            env_.chooser = [this](const std::vector<std::uint32_t>& ids) {
-                std::vector<bool> timer(ids.size(), false);
-                for (std::size_t i = 0; i < ids.size(); i++)
-                    timer[i] = ids[i] != gp_end_candidate &&
-                               env_.tasks()[ids[i]]->state == explore_env::tstate::blocked;
-                return hooks_->choose(choice_point{ids, timer, env_.footprints()});
-            };
+            env_.use_strategy(hooks_->search->strategy_for(env_));
         }
         model::futex_set_pivot_policy(&mm_, *model::pivot_policy_id(cfg.policy));
         mm_.futex_kernel = cfg.kernel;
@@ -83,9 +78,9 @@ public:
         out.grace_periods = env_.completed_gps();
         out.pivots_installed = pivots_.pivots_completed;
         out.longest_pivot_gps = pivots_.longest_pending_gps;
-        out.schedule = env_.chooser ? env_.chosen() : env_.strategy().recorded();
+        out.schedule = env_.strategy().recorded();
         out.warnings = env_.warnings();
-        out.stopped = env_.stopped_by_chooser();
+        out.stopped = env_.stopped_by_strategy();
         if (hooks_) {
             out.footprints = env_.footprints();
             if (hooks_->final_state)

@@ -57,18 +57,14 @@ struct run_config {
     unsigned long max_gp_ends = 2;
 };
 
-// A scheduling point as a driver of many runs sees it.
-struct choice_point {
-    const std::vector<std::uint32_t>& candidates;  // task ids, gp_end_candidate
-    const std::vector<bool>& timer;                // asleep: chosen, its timeout ends its sleep
-    const std::vector<step_footprint>& so_far;     // what each step until now touched
-};
+class dfs_tree;
 
 // What a driver of many runs (sim/explore/dfs.h) plugs into one.
 struct run_hooks {
-    // Replaces the strategy: the index of the candidate that runs next, or
-    // nullopt to stop the run.
-    std::function<std::optional<std::size_t>(const choice_point&)> choose;
+    // The search whose strategy runs this one instead of cfg.strategy's
+    // (sim/explore/dfs_strategy.h); it reads what each step touched, so
+    // footprints are recorded.
+    dfs_tree* search = nullptr;
     bool final_state = false;  // describe the end state (run_outcome::final_state)
 };
 
@@ -81,7 +77,7 @@ struct run_outcome {
     std::vector<unsigned> schedule;  // the choices made, replayable with --strategy replay
     std::vector<std::string> warnings;  // distinct model warnings, with fatal_warnings off
     // With run_hooks:
-    bool stopped = false;                  // the chooser stopped it
+    bool stopped = false;                  // the search's strategy stopped it
     std::vector<step_footprint> footprints;  // one per step
     // What two runs that differ only in the order of commuting steps end
     // with alike: each thread's return values and where it ended, the

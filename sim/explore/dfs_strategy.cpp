@@ -20,7 +20,7 @@ public:
         std::vector<bool> timer(candidates.size(), false);
         for (std::size_t i = 0; i < candidates.size(); i++)
             timer[i] = candidates[i] != gp_end_candidate &&
-                       env_.tasks()[candidates[i]]->state == explore_env::tstate::blocked;
+                       env_.tasks()[candidates[i]]->state == task_state::blocked;
         const std::optional<std::size_t> pick = tree_.choose(candidates, timer, env_.footprints());
         if (pick && candidates.size() >= 2)
             record(*pick);

@@ -1,6 +1,5 @@
 #include "sim/explore/explore_env.h"
 
-#include "sim/explore/invariants.h"
 #include "sim/kernel/task_fiber.h"
 
 #include <boost/context/preallocated.hpp>
@@ -21,45 +20,11 @@ namespace {
 constexpr std::size_t stack_bytes = 256 * 1024;
 }
 
-const char* op_name(op_kind k)
-{
-    switch (k) {
-    case op_kind::read: return "read";
-    case op_kind::write: return "write";
-    case op_kind::cmpxchg_ok: return "cmpxchg(ok)";
-    case op_kind::cmpxchg_fail: return "cmpxchg(failed)";
-    case op_kind::add_return: return "add_return";
-    case op_kind::inc: return "inc";
-    case op_kind::dec: return "dec";
-    case op_kind::percpu_inc: return "this_cpu_inc";
-    case op_kind::percpu_dec: return "this_cpu_dec";
-    case op_kind::percpu_read: return "per_cpu_read";
-    case op_kind::percpu_write: return "per_cpu_write";
-    case op_kind::rcu_lock: return "rcu_read_lock";
-    case op_kind::rcu_unlock: return "rcu_read_unlock";
-    case op_kind::preempt_off: return "preempt_disable";
-    case op_kind::preempt_on: return "preempt_enable";
-    case op_kind::mutex_lock: return "mutex_lock";
-    case op_kind::mutex_unlock: return "mutex_unlock";
-    case op_kind::spin_lock: return "spin_lock";
-    case op_kind::spin_unlock: return "spin_unlock";
-    case op_kind::wait_var: return "wait_var_event(sleep)";
-    case op_kind::wake_var: return "wake_up_var";
-    case op_kind::wake_task: return "wake_up_task";
-    case op_kind::sleep: return "futex_sleep";
-    case op_kind::call_rcu: return "call_rcu";
-    case op_kind::sync_rcu: return "synchronize_rcu";
-    case op_kind::user: return "user";
-    case op_kind::syscall: return "syscall";
-    }
-    return "?";
-}
-
 explore_env::explore_env(const config& c) : cfg_(c), strategy_(make_strategy(c.strategy))
 {
     // The kernel task that runs RCU callbacks (softirq), one model step at a time.
     rcu_task_ = spawn("rcu", 0, [this] { rcu_task_body(); }, true);
-    tasks_[static_cast<std::size_t>(rcu_task_)]->state = tstate::blocked;
+    tasks_[static_cast<std::size_t>(rcu_task_)]->state = task_state::blocked;
     tasks_[static_cast<std::size_t>(rcu_task_)]->blocked_in = "idle";
 }
 
@@ -138,13 +103,13 @@ void explore_env::shutdown()
 
 int explore_env::spawn(std::string name, unsigned cpu, std::function<void()> body, bool kernel)
 {
-    auto t = std::make_unique<xtask>();
+    auto t = std::make_unique<explore_task>();
     t->id = static_cast<int>(tasks_.size());
     t->name = std::move(name);
     t->cpu = cpu % cfg_.cpus;
     t->kernel = kernel;
     t->body = std::move(body);
-    xtask& ref = *t;
+    explore_task& ref = *t;
     pooled_stack alloc;
     ctx::stack_context sc = alloc.allocate();
     ref.stack_base = static_cast<char*>(sc.sp) - sc.size;
@@ -152,7 +117,7 @@ int explore_env::spawn(std::string name, unsigned cpu, std::function<void()> bod
                          kernel::task_fiber_main(
                              sched_fiber_, tearing_down_, ref.body, task_error_,
                              [this](ctx::fiber&& from) { sched_fiber_ = std::move(from); },
-                             [&ref] { ref.state = tstate::exited; }));
+                             [&ref] { ref.state = task_state::exited; }));
     tasks_.push_back(std::move(t));
     mark_global();  // a new candidate
     return ref.id;
@@ -207,14 +172,14 @@ void explore_env::point(op_kind k, const void* addr, const loc& l)
 {
     if (!in_task())
         return;
-    xtask& self = current();
+    explore_task& self = current();
     self.pending = op_event{k, addr, 0, 0, self.cpu, l.function_name(), {}};
     if (tearing_down_)
         return;
     sched_fiber_ = std::move(sched_fiber_).resume();
     self.pending.cpu = self.cpu;
     check_access(addr);
-    if (record_footprints) {
+    if (cfg_.record_footprints) {
         switch (k) {
         case op_kind::percpu_inc:
         case op_kind::percpu_dec:
@@ -241,19 +206,20 @@ void explore_env::done(long before, long after)
 {
     if (!in_task())
         return;
-    xtask& self = current();
+    explore_task& self = current();
     self.pending.before = before;
     self.pending.after = after;
     self.last = self.pending;
-    if (on_op && !tearing_down_)
-        on_op(self, self.last);
+    if (!tearing_down_)
+        for (explore_observer* o : observers_)
+            o->on_op(self, self.last);
 }
 
 void explore_env::yield_point(op_event ev)
 {
     if (!in_task())
         return;
-    xtask& self = current();
+    explore_task& self = current();
     const std::string note_text = ev.note;
     point(ev.kind, nullptr, loc::current());
     self.pending.function = "";
@@ -271,10 +237,10 @@ bool explore_env::block(const char* in, const void* on)
 {
     if (!in_task() || tearing_down_)
         return false;
-    xtask& self = current();
+    explore_task& self = current();
     if (!self.sleep_begins())
         return true;
-    self.state = tstate::blocked;
+    self.state = task_state::blocked;
     self.blocked_in = in;
     self.blocked_on = on;
     sched_fiber_ = std::move(sched_fiber_).resume();
@@ -283,19 +249,19 @@ bool explore_env::block(const char* in, const void* on)
     return true;
 }
 
-void explore_env::wake(xtask& t)
+void explore_env::wake(explore_task& t)
 {
-    if (t.state == tstate::exited)
+    if (t.state == task_state::exited)
         return;
     record_access(&t, true);
-    if (t.state == tstate::blocked) {
-        t.state = tstate::runnable;
+    if (t.state == task_state::blocked) {
+        t.state = task_state::runnable;
         return;
     }
     t.wake_running();
 }
 
-void explore_env::leave_section(xtask& t)
+void explore_env::leave_section(explore_task& t)
 {
     if (!t.in_section())
         ++t.section_gen;
@@ -391,7 +357,7 @@ void explore_env::synchronize_rcu(loc l)
 {
     kernel::might_sleep(in_task() ? &current() : nullptr, "synchronize_rcu()");
     point(op_kind::sync_rcu, nullptr, l);
-    xtask& self = current();
+    explore_task& self = current();
     self.rcu_cookie = get_state_synchronize_rcu();
     while (gp_.completed() < self.rcu_cookie)
         block("synchronize_rcu", this);
@@ -429,7 +395,7 @@ void explore_env::mutex_unlock(mutex_t& m, loc l)
     point(op_kind::mutex_unlock, &m, l);
     kernel::mutex_unlock(
         m, [&](kernel::task_struct* next) { m.owner = next; },
-        [this](kernel::task_struct& next) { wake(static_cast<xtask&>(next)); });
+        [this](kernel::task_struct& next) { wake(static_cast<explore_task&>(next)); });
     done(1, 0);
 }
 
@@ -473,15 +439,16 @@ void explore_env::spin_unlock(spinlock_t& s, loc l)
 void explore_env::wake_up_var(const void* var)
 {
     record_access(var, true);
-    var_waits_.wake_up(var, [this](kernel::task_struct& t) { wake(static_cast<xtask&>(t)); });
+    var_waits_.wake_up(var, [this](kernel::task_struct& t) { wake(static_cast<explore_task&>(t)); });
 }
 
 void explore_env::wake_up_task(void* t)
 {
-    auto* x = static_cast<xtask*>(t);
-    if (on_op && in_task() && !tearing_down_) {
-        op_event ev{op_kind::wake_task, x, 0, 0, current().cpu, "wake_up_task", {}};
-        on_op(current(), ev);
+    auto* x = static_cast<explore_task*>(t);
+    if (in_task() && !tearing_down_) {
+        const op_event ev{op_kind::wake_task, x, 0, 0, current().cpu, "wake_up_task", {}};
+        for (explore_observer* o : observers_)
+            o->on_op(current(), ev);
     }
     note("wake_up_task " + x->name);
     wake(*x);
@@ -512,7 +479,7 @@ int explore_env::arch_futex_atomic_op_inuser(int op, int oparg, int* oval, std::
 
 void explore_env::sleep_steps(std::uint64_t steps)
 {
-    xtask& self = current();
+    explore_task& self = current();
     self.wake_at = static_cast<std::int64_t>(step_ + steps);
     point(op_kind::user, nullptr, loc::current());
     self.pending.function = "";
@@ -533,12 +500,12 @@ std::vector<int> explore_env::candidates() const
     std::vector<int> out;
     for (const auto& t : tasks_) {
         // With timing as choices a sleeper with a timeout may wake now.
-        const bool timer = cfg_.timing_choices && t->state == tstate::blocked && t->wake_at >= 0;
-        if (t->state != tstate::runnable && !timer)
+        const bool timer = cfg_.timing_choices && t->state == task_state::blocked && t->wake_at >= 0;
+        if (t->state != task_state::runnable && !timer)
             continue;
         bool cpu_taken = false;  // by another task in a non-preemptible section
         for (const auto& u : tasks_)
-            if (u.get() != t.get() && u->state != tstate::exited && u->cpu == t->cpu && u->in_section())
+            if (u.get() != t.get() && u->state != task_state::exited && u->cpu == t->cpu && u->in_section())
                 cpu_taken = true;
         if (!cpu_taken)
             out.push_back(t->id);
@@ -564,11 +531,11 @@ void explore_env::start_gp()
     // thread about as much progress whether there are 2 or 16 of them.
     std::uint64_t live = 0;
     for (const auto& t : tasks_)
-        live += !t->kernel && t->state != tstate::exited;
+        live += !t->kernel && t->state != task_state::exited;
     gp_length_ = cfg_.gp_steps * std::max<std::uint64_t>(1, live);
     gp_readers_.clear();
     for (const auto& t : tasks_)
-        if (t->state != tstate::exited && t->in_section())
+        if (t->state != task_state::exited && t->in_section())
             gp_readers_.emplace_back(t->id, t->section_gen);
 }
 
@@ -596,7 +563,7 @@ bool explore_env::advance_time()
         // as soon as the last one ended, as on a live system.
         if (gp_.gp_active())
             std::erase_if(gp_readers_, [this](const auto& r) {
-                const xtask& t = *tasks_[static_cast<std::size_t>(r.first)];
+                const explore_task& t = *tasks_[static_cast<std::size_t>(r.first)];
                 return t.section_gen != r.second || !t.in_section();
             });
         else
@@ -604,13 +571,13 @@ bool explore_env::advance_time()
         return true;
     }
     for (auto& t : tasks_)
-        if (t->state == tstate::blocked && t->wake_at >= 0 && static_cast<std::int64_t>(step_) >= t->wake_at) {
+        if (t->state == task_state::blocked && t->wake_at >= 0 && static_cast<std::int64_t>(step_) >= t->wake_at) {
             t->timed_out = true;
             wake(*t);
         }
     if (gp_.gp_active()) {
         std::erase_if(gp_readers_, [this](const auto& r) {
-            const xtask& t = *tasks_[static_cast<std::size_t>(r.first)];
+            const explore_task& t = *tasks_[static_cast<std::size_t>(r.first)];
             return t.section_gen != r.second || !t.in_section();
         });
         // The callbacks of the last grace period run before the next one
@@ -628,7 +595,7 @@ bool explore_env::advance_time()
 
 void explore_env::rcu_task_body()
 {
-    xtask& self = current();
+    explore_task& self = current();
     for (;;) {
         while (due_.empty())
             block("idle", this);
@@ -650,19 +617,19 @@ void explore_env::rcu_task_body()
 
 void explore_env::record_object(std::uint64_t id, bool write, std::uint32_t sub) const
 {
-    if (record_footprints && !footprints_.empty())
+    if (cfg_.record_footprints && !footprints_.empty())
         footprints_.back().accesses.push_back(step_access{id, sub, write});
 }
 
 void explore_env::record_gp_read() const
 {
-    if (record_footprints && !footprints_.empty())
+    if (cfg_.record_footprints && !footprints_.empty())
         record_object(obj_id(obj_class::rcu, 0, 0), false);
 }
 
 void explore_env::record_access(const void* obj, bool write, std::uint32_t sub)
 {
-    if (record_footprints && !footprints_.empty())
+    if (cfg_.record_footprints && !footprints_.empty())
         record_object(object_name(obj), write, sub);
 }
 
@@ -689,7 +656,7 @@ std::uint64_t explore_env::object_name(const void* p) const
 
 void explore_env::mark_global()
 {
-    if (record_footprints && !footprints_.empty())
+    if (cfg_.record_footprints && !footprints_.empty())
         footprints_.back().global = true;
 }
 
@@ -699,11 +666,11 @@ void explore_env::mark_global()
 // runs callbacks: its steps commute with nothing.
 void explore_env::begin_footprint(int task)
 {
-    if (!record_footprints)
+    if (!cfg_.record_footprints)
         return;
     footprints_.push_back(step_footprint{task, task < 0, {}});
     if (task >= 0) {
-        const xtask& t = *tasks_[static_cast<std::size_t>(task)];
+        const explore_task& t = *tasks_[static_cast<std::size_t>(task)];
         record_access(&t, false);
         record_access(&cfg_, false, t.cpu);
         if (t.kernel)
@@ -711,7 +678,7 @@ void explore_env::begin_footprint(int task)
     }
 }
 
-void explore_env::record_section_change(const xtask& t, bool was_in_section)
+void explore_env::record_section_change(const explore_task& t, bool was_in_section)
 {
     if (t.in_section() != was_in_section)
         record_access(&cfg_, true, t.cpu);
@@ -730,7 +697,7 @@ void explore_env::end_gp_step(bool forced)
 {
     ++step_;
     begin_footprint(-1);
-    if (record_footprints) {
+    if (cfg_.record_footprints) {
         footprints_.back().global = gp_.frees_waiting();
         record_access(&gp_, true);
         for (unsigned cpu = 0; cpu < cfg_.cpus; cpu++)
@@ -738,18 +705,17 @@ void explore_env::end_gp_step(bool forced)
     }
     if (!forced)
         ++gp_ends_chosen_;
-    xtask& rcu = *tasks_[static_cast<std::size_t>(rcu_task_)];
+    explore_task& rcu = *tasks_[static_cast<std::size_t>(rcu_task_)];
     end_gp();
-    if (on_step) {
-        rcu.notes.clear();
-        op_event ev{op_kind::user, nullptr, 0, 0, rcu.cpu, "",
-                    fmt::format("grace period {} ends{}", gp_.completed(), forced ? " (nothing else can run)" : "")};
-        on_step(rcu, ev);
-    }
+    rcu.notes.clear();
+    const op_event ev{op_kind::user, nullptr, 0, 0, rcu.cpu, "",
+                      fmt::format("grace period {} ends{}", gp_.completed(), forced ? " (nothing else can run)" : "")};
+    for (explore_observer* o : observers_)
+        o->on_step(rcu, ev);
     advance_time();
 }
 
-void explore_env::switch_to(xtask& t)
+void explore_env::switch_to(explore_task& t)
 {
     current_ = t.id;
     t.notes.clear();
@@ -779,7 +745,7 @@ void explore_env::run()
             // Nothing can run: let time pass until a timer or a grace period is due.
             std::int64_t next = -1;
             for (const auto& t : tasks_)
-                if (t->state == tstate::blocked && t->wake_at >= 0 && (next < 0 || t->wake_at < next))
+                if (t->state == task_state::blocked && t->wake_at >= 0 && (next < 0 || t->wake_at < next))
                     next = t->wake_at;
             if (gp_.gp_active() && gp_readers_.empty() && rcu_work_pending()) {
                 const auto gp_end = static_cast<std::int64_t>(gp_started_ + gp_length_);
@@ -805,10 +771,10 @@ void explore_env::run()
             end_gp_step(false);
             continue;
         }
-        xtask& t = *tasks_[ids[pick]];
+        explore_task& t = *tasks_[ids[pick]];
         ++step_;
         begin_footprint(t.id);
-        if (t.state == tstate::blocked) {  // timing as choices: its timeout ends now
+        if (t.state == task_state::blocked) {  // timing as choices: its timeout ends now
             t.timed_out = true;
             wake(t);
         }
@@ -816,10 +782,10 @@ void explore_env::run()
         t.last = t.pending;
         t.last.note += t.last.note.empty() ? "(blocks)" : " (blocks)";
         switch_to(t);
-        if (t.state == tstate::exited)
+        if (t.state == task_state::exited)
             mark_global();  // get_nr_threads(), the CPU it held
-        if (on_step)
-            on_step(t, t.last);
+        for (explore_observer* o : observers_)
+            o->on_step(t, t.last);
         advance_time();
     }
 }

@@ -23,9 +23,9 @@
 // and keep it, and every later access through the environment to a word
 // inside freed memory is reported (use after free), before it happens.
 //
-// Observers (sim/explore/invariants.h) see every operation after it ran,
-// with the model function that made it (std::source_location), and are
-// asked after every step whether the state is still sound.
+// Observers (sim/explore/explore_observer.h) see every operation after it
+// ran, with the model function that made it (std::source_location), every
+// tracepoint and every step.
 #pragma once
 
 #include <boost/context/fiber.hpp>
@@ -44,7 +44,10 @@
 #include "model/atomic.h"
 #include "model/env.h"
 #include "model/futex.h"
+#include "sim/explore/explore_observer.h"
+#include "sim/explore/explore_task.h"
 #include "sim/explore/footprint.h"
+#include "sim/explore/op_event.h"
 #include "sim/kernel/mutex.h"
 #include "sim/kernel/rcu_gp.h"
 #include "sim/kernel/task.h"
@@ -55,26 +58,6 @@
 namespace futexsim::sim::explore {
 
 using loc = std::source_location;
-
-// What one environment call did, for observers and the trace.
-enum class op_kind : std::uint8_t {
-    read, write, cmpxchg_ok, cmpxchg_fail, add_return, inc, dec,
-    percpu_inc, percpu_dec, percpu_read, percpu_write,
-    rcu_lock, rcu_unlock, preempt_off, preempt_on,
-    mutex_lock, mutex_unlock, spin_lock, spin_unlock,
-    wait_var, wake_var, wake_task, sleep, call_rcu, sync_rcu, user, syscall,
-};
-const char* op_name(op_kind k);
-
-struct op_event {
-    op_kind kind;
-    const void* addr = nullptr;  // the word, counter or lock
-    long before = 0, after = 0;  // the value (per-CPU: this CPU's counter)
-    unsigned cpu = 0;
-    const char* function = "";  // the model function that made the call
-    std::string note;           // user-level steps: what the task did
-};
-
 
 class explore_env {
 public:
@@ -89,30 +72,6 @@ public:
     using handoff_ptr = T*;
     struct spinlock_t {
         int owner = -1;
-    };
-
-    enum class tstate : std::uint8_t { runnable, blocked, exited };
-    // A task: the kernel runtime's per-task state (sim/kernel/task.h) and
-    // what the explorer schedules.
-    struct xtask : kernel::task_struct {
-        int id = 0;
-        std::string name;
-        unsigned cpu = 0;
-        bool kernel = false;
-        tstate state = tstate::runnable;
-        const char* blocked_in = "";   // what it sleeps in, for the deadlock report
-        const void* blocked_on = nullptr;
-        std::int64_t wake_at = -1;      // a timeout or a nanosleep
-        std::uint64_t rcu_cookie = 0;   // synchronize_rcu(): sleeps until completed >= cookie
-        const void* futex_q = nullptr;  // while asleep in futex_sleep()
-        std::uint64_t sleeps = 0;       // futex_sleep() calls so far: tells one sleep from the next
-        op_event pending{op_kind::user, nullptr, 0, 0, 0, "", "start"};  // performed when next picked
-        std::uint64_t section_gen = 0;  // bumps each time it leaves its outermost section
-        op_event last;                  // the operation its last step performed
-        std::vector<std::string> notes; // what else happened in its last step
-        std::function<void()> body;
-        boost::context::fiber fib;
-        void* stack_base = nullptr;  // its pooled stack (sim/explore/explore_env.cpp)
     };
 
     struct config {
@@ -132,11 +91,12 @@ public:
         // can run and RCU work is pending, one ends anyway.
         bool timing_choices = false;
         unsigned long max_gp_ends = 2;
+        // Record what every step touched (footprints()), for a strategy
+        // that prunes by it (dfs).
+        bool record_footprints = false;
     };
 
-    // Record what every step touched (footprints()), for a strategy that
-    // prunes by it (dfs).
-    bool record_footprints = false;
+    bool recording_footprints() const { return cfg_.record_footprints; }
     const std::vector<step_footprint>& footprints() const { return footprints_; }
     // The strategy ended the run at a point (pick_or_stop(): dfs's pruning).
     bool stopped_by_strategy() const { return stopped_; }
@@ -148,7 +108,10 @@ public:
     // The current step's footprint, for the harness to name what it can
     // (objects of class raw: the mm, the words, the hashes); nullptr when
     // not recording.
-    step_footprint* current_footprint() { return record_footprints && !footprints_.empty() ? &footprints_.back() : nullptr; }
+    step_footprint* current_footprint()
+    {
+        return cfg_.record_footprints && !footprints_.empty() ? &footprints_.back() : nullptr;
+    }
 
     explicit explore_env(const config& c);
     ~explore_env();
@@ -164,8 +127,8 @@ public:
     unsigned long completed_gps() const { return gp_.completed(); }
     bool gp_in_progress() const { return gp_.gp_active(); }
     bool rcu_work_pending() const;
-    const std::vector<std::unique_ptr<xtask>>& tasks() const { return tasks_; }
-    xtask& current() { return *tasks_[static_cast<std::size_t>(current_)]; }
+    const std::vector<std::unique_ptr<explore_task>>& tasks() const { return tasks_; }
+    explore_task& current() { return *tasks_[static_cast<std::size_t>(current_)]; }
     bool in_task() const { return current_ >= 0; }
     const schedule_strategy& strategy() const { return *strategy_; }
     // Runs with `s` instead of the strategy config::strategy names: one made
@@ -184,10 +147,9 @@ public:
     // user load): a scheduling point with a note for the trace.
     void user_step(std::string note);
 
-    // Observers: after every operation; after every step.
-    std::function<void(const xtask&, const op_event&)> on_op;
-    std::function<void(const xtask&, const op_event&)> on_step;
-    std::function<void(const model::trace_point&)> on_trace;
+    // Observers, told in the order added (sim/explore/explore_observer.h).
+    void add_observer(explore_observer& o) { observers_.push_back(&o); }
+    const std::vector<explore_observer*>& observers() const { return observers_; }
 
     unsigned nr_threads = 0;  // get_nr_threads(): the harness keeps it
     std::map<std::uint64_t, word<std::uint32_t>> user_memory;
@@ -338,7 +300,7 @@ public:
     model::sleep_end futex_sleep(Q* q, long timeout_ns, loc l = loc::current())
     {
         point(op_kind::sleep, q, l);
-        xtask& self = current();
+        explore_task& self = current();
         self.futex_q = q;
         ++self.sleeps;
         self.timed_out = false;
@@ -375,8 +337,8 @@ public:
         // ordered across tasks; the per-reference ones only count.
         if (tp.kind != model::trace_kind::ref_get_percpu && tp.kind != model::trace_kind::ref_get_atomic)
             mark_global();
-        if (on_trace)
-            on_trace(tp);
+        for (explore_observer* o : observers_)
+            o->on_trace(tp);
     }
 
     // nanosleep(): the current task sleeps for `steps` steps.
@@ -413,19 +375,19 @@ private:
     void pending_kind(op_kind k);
     void done(long before, long after);
     bool block(const char* in, const void* on);
-    void wake(xtask& t);
+    void wake(explore_task& t);
     void check_access(const void* addr);
     template <class T>
     void quarantine(T* p);
 
     std::vector<int> candidates() const;
     bool advance_time();  // grace periods, timeouts; false if nothing left to wait for
-    void leave_section(xtask& t);
+    void leave_section(explore_task& t);
     void rcu_task_body();
     void start_gp();
     void end_gp();
     void run_rcu_callbacks();
-    void switch_to(xtask& t);
+    void switch_to(explore_task& t);
 
     struct range {
         const char* lo;
@@ -433,9 +395,10 @@ private:
     };
 
     config cfg_;
+    std::vector<explore_observer*> observers_;
     std::vector<std::string> warnings_;
     std::unique_ptr<schedule_strategy> strategy_;
-    std::vector<std::unique_ptr<xtask>> tasks_;
+    std::vector<std::unique_ptr<explore_task>> tasks_;
     int current_ = -1;
     std::uint64_t step_ = 0;
     bool tearing_down_ = false;
@@ -467,7 +430,7 @@ private:
     bool gp_can_end() const;
     void end_gp_step(bool forced);
     void begin_footprint(int task);
-    void record_section_change(const xtask& t, bool was_in_section);
+    void record_section_change(const explore_task& t, bool was_in_section);
 };
 
 template <class T>

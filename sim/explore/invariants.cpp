@@ -7,31 +7,6 @@
 
 namespace futexsim::sim::explore {
 
-std::string_view bare_function(const char* pretty)
-{
-    // "ret ns::name<args>(params) [with ...]": the last word before the
-    // parameters, without its template arguments and namespaces.
-    std::string_view s(pretty);
-    const std::size_t paren = s.find('(');
-    if (paren != std::string_view::npos)
-        s = s.substr(0, paren);
-    const std::size_t space = s.rfind(' ');
-    if (space != std::string_view::npos)
-        s = s.substr(space + 1);
-    const std::size_t lt = s.find('<');
-    const std::size_t colon = s.rfind("::");
-    if (lt != std::string_view::npos && (colon == std::string_view::npos || lt < colon)) {
-        // ns::type<Env>::member: the member's name
-        s = s.substr(colon + 2);
-    } else if (colon != std::string_view::npos) {
-        s = s.substr(colon + 2);
-    }
-    const std::size_t lt2 = s.find('<');
-    if (lt2 != std::string_view::npos)
-        s = s.substr(0, lt2);
-    return s;
-}
-
 unsigned invariants::percpu_sum() const
 {
     unsigned sum = 0;
@@ -57,7 +32,7 @@ std::string invariants::state_text() const
     return mm_.futex_atomic.v == 0 ? "dead" : "FR_ATOMIC";
 }
 
-void invariants::got_reference(const explore_env::xtask& t)
+void invariants::got_reference(const explore_task& t)
 {
     ++held_;
     const auto it = last_state_.find(t.id);
@@ -65,7 +40,7 @@ void invariants::got_reference(const explore_env::xtask& t)
         pending_violation_ = fmt::format("a reference was obtained on a dead fph (task {})", t.name);
 }
 
-void invariants::on_op(const explore_env::xtask& t, const op_event& ev)
+void invariants::on_op(const explore_task& t, const op_event& ev)
 {
     const std::string_view fn = bare_function(ev.function);
     const void* atomic = &mm_.futex_atomic;
@@ -187,6 +162,14 @@ std::string invariants::check_waiters() const
                                cur ? fmt::format("{} slots", model::fph_slots(cur)) : std::string("global"));
     }
     return {};
+}
+
+void invariants::on_step(const explore_task&, const op_event&)
+{
+    if (env_.violation())
+        return;
+    if (const std::string v = check_step(); !v.empty())
+        env_.fail(v);
 }
 
 std::string invariants::check_step()

@@ -30,20 +30,18 @@ using xmm = model::mm_struct<explore_env>;
 using xfph = model::private_hash<explore_env>;
 using xq = model::futex_q<explore_env>;
 
-// The bare name of the model function in a std::source_location's
-// function_name() ("bool futexsim::model::futex_ref_get(...) [with ...]").
-std::string_view bare_function(const char* pretty);
-
-class invariants {
+class invariants final : public explore_observer {
 public:
     invariants(explore_env& env, xmm& mm, model::futex_data<explore_env>& global)
         : env_(env), mm_(mm), global_(global)
     {
     }
 
-    // After each operation (explore_env::on_op).
-    void on_op(const explore_env::xtask& t, const op_event& ev);
-    // After each step: the first violated invariant, or "".
+    // Follows each operation in the ghost state.
+    void on_op(const explore_task& t, const op_event& ev) override;
+    // After each step: the first violated invariant stops the run.
+    void on_step(const explore_task&, const op_event&) override;
+    // The first violated invariant, or "".
     std::string check_step();
 
     long held() const { return held_; }
@@ -59,7 +57,7 @@ public:
 private:
     std::string check_refcount() const;
     std::string check_waiters() const;
-    void got_reference(const explore_env::xtask& t);
+    void got_reference(const explore_task& t);
 
     explore_env& env_;
     xmm& mm_;

@@ -48,6 +48,7 @@
 #include "sim/explore/explore_task.h"
 #include "sim/explore/footprint.h"
 #include "sim/explore/op_event.h"
+#include "sim/explore/quarantine.h"
 #include "sim/kernel/mutex.h"
 #include "sim/kernel/rcu_gp.h"
 #include "sim/kernel/task.h"
@@ -155,7 +156,7 @@ public:
     std::map<std::uint64_t, word<std::uint32_t>> user_memory;
 
     // Quarantine: is `p` inside memory the model freed?
-    bool is_freed(const void* p) const;
+    bool is_freed(const void* p) const { return quarantine_.holds(p); }
 
     // --- the model's environment interface ----------------------------
     unsigned smp_processor_id() const { return tasks_[static_cast<std::size_t>(current_)]->cpu; }
@@ -319,13 +320,13 @@ public:
     void kvfree(T* p)
     {
         mark_global();  // every later access to it is a violation
-        quarantine(p);
+        quarantine_.keep(p);
     }
     template <class T>
     void kvfree_rcu(T* p)
     {
         record_access(&gp_, true);
-        gp_.defer_free([this, p] { quarantine(p); });
+        gp_.defer_free([this, p] { quarantine_.keep(p); });
     }
 
     void warn(const char* what);
@@ -377,22 +378,27 @@ private:
     bool block(const char* in, const void* on);
     void wake(explore_task& t);
     void check_access(const void* addr);
-    template <class T>
-    void quarantine(T* p);
 
     std::vector<int> candidates() const;
-    bool advance_time();  // grace periods, timeouts; false if nothing left to wait for
+    void switch_to(explore_task& t);
     void leave_section(explore_task& t);
-    void rcu_task_body();
+
+    // RCU's step clock (rcu_step_clock.cpp).
+    void advance_time();
+    void drop_gp_readers_that_left();
+    bool let_time_pass();
     void start_gp();
     void end_gp();
-    void run_rcu_callbacks();
-    void switch_to(explore_task& t);
+    bool gp_can_end() const;
+    void end_gp_step(bool forced);
+    void rcu_task_body();
 
-    struct range {
-        const char* lo;
-        const char* hi;
-    };
+    // What each step touched (step_footprints.cpp).
+    void begin_footprint(int task);
+    void record_object(std::uint64_t id, bool write, std::uint32_t sub = 0) const;
+    void record_gp_read() const;
+    void record_section_change(const explore_task& t, bool was_in_section);
+    std::uint64_t object_name(const void* p) const;
 
     config cfg_;
     std::vector<explore_observer*> observers_;
@@ -416,33 +422,13 @@ private:
 
     kernel::var_waitqueues var_waits_;
     std::unordered_map<const void*, std::vector<int>> spinners_;
-    std::vector<range> freed_;
-    std::vector<std::function<void()>> deleters_;
+    quarantine quarantine_;  // what the model freed (sim/explore/quarantine.h)
 
     // Exhaustive search support (footprints, timing_choices).
     mutable std::vector<step_footprint> footprints_;  // const reads of RCU's state record too
     bool stopped_ = false;
     unsigned long gp_ends_chosen_ = 0;
     std::unordered_map<const void*, std::size_t> percpu_index_;  // in allocation order
-    void record_object(std::uint64_t id, bool write, std::uint32_t sub = 0) const;
-    void record_gp_read() const;
-    std::uint64_t object_name(const void* p) const;
-    bool gp_can_end() const;
-    void end_gp_step(bool forced);
-    void begin_footprint(int task);
-    void record_section_change(const explore_task& t, bool was_in_section);
 };
-
-template <class T>
-void explore_env::quarantine(T* p)
-{
-    const char* lo = reinterpret_cast<const char*>(p);
-    freed_.push_back({lo, lo + sizeof(T)});
-    if constexpr (requires { p->queues.data(); }) {
-        const char* q = reinterpret_cast<const char*>(p->queues.data());
-        freed_.push_back({q, q + p->queues.size() * sizeof(p->queues[0])});
-    }
-    deleters_.push_back([p] { delete p; });
-}
 
 }  // namespace futexsim::sim::explore

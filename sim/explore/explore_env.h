@@ -381,6 +381,7 @@ private:
 
     std::vector<int> candidates() const;
     void switch_to(explore_task& t);
+    void nest_section(int kernel::task_struct::*depth, int by);
     void leave_section(explore_task& t);
 
     // RCU's step clock (rcu_step_clock.cpp).

@@ -14,43 +14,26 @@ void explore_env::leave_section(explore_task& t)
         ++t.section_gen;
 }
 
-void explore_env::preempt_disable()
+// The current task's preempt_count or rcu_nesting goes up or down by one.
+// Leaving its outermost section ends a generation (a grace period waits
+// for the readers of its start only), and entering or leaving any section
+// changes who else may run on its CPU.
+void explore_env::nest_section(int kernel::task_struct::*depth, int by)
 {
     if (!in_task())
         return;
-    const bool was = current().in_section();
-    ++current().preempt_count;
-    record_section_change(current(), was);
+    explore_task& t = current();
+    const bool was = t.in_section();
+    t.*depth += by;
+    if (by < 0)
+        leave_section(t);
+    record_section_change(t, was);
 }
 
-void explore_env::preempt_enable()
-{
-    if (!in_task())
-        return;
-    const bool was = current().in_section();
-    --current().preempt_count;
-    leave_section(current());
-    record_section_change(current(), was);
-}
-
-void explore_env::rcu_read_lock()
-{
-    if (!in_task())
-        return;
-    const bool was = current().in_section();
-    ++current().rcu_nesting;
-    record_section_change(current(), was);
-}
-
-void explore_env::rcu_read_unlock()
-{
-    if (!in_task())
-        return;
-    const bool was = current().in_section();
-    --current().rcu_nesting;
-    leave_section(current());
-    record_section_change(current(), was);
-}
+void explore_env::preempt_disable() { nest_section(&kernel::task_struct::preempt_count, +1); }
+void explore_env::preempt_enable() { nest_section(&kernel::task_struct::preempt_count, -1); }
+void explore_env::rcu_read_lock() { nest_section(&kernel::task_struct::rcu_nesting, +1); }
+void explore_env::rcu_read_unlock() { nest_section(&kernel::task_struct::rcu_nesting, -1); }
 
 void explore_env::this_cpu_inc(percpu_uint& p, loc l)
 {
@@ -150,11 +133,7 @@ void explore_env::mutex_unlock(mutex_t& m, loc l)
 void explore_env::spin_lock(spinlock_t& s, loc l)
 {
     point(op_kind::spin_lock, &s, l);
-    if (in_task()) {
-        const bool was = current().in_section();
-        ++current().preempt_count;
-        record_section_change(current(), was);
-    }
+    nest_section(&kernel::task_struct::preempt_count, +1);
     while (s.owner >= 0 && !tearing_down_) {
         spinners_[&s].push_back(current_);
         block("spin_lock", &s);
@@ -174,12 +153,7 @@ void explore_env::spin_unlock(spinlock_t& s, loc l)
         for (int id : waiters)
             wake(*tasks_[static_cast<std::size_t>(id)]);
     }
-    if (in_task()) {
-        const bool was = current().in_section();
-        --current().preempt_count;
-        leave_section(current());
-        record_section_change(current(), was);
-    }
+    nest_section(&kernel::task_struct::preempt_count, -1);
     done(1, 0);
 }
 

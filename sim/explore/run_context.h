@@ -4,7 +4,7 @@
 #pragma once
 
 #include "run/pivot_stats.h"
-#include "sim/explore/explore_run.h"
+#include "sim/explore/run_config.h"
 #include "sim/explore/invariants.h"
 
 namespace futexsim::sim::explore {

@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "sim/explore/model_call_sites.h"
+
 namespace futexsim::sim::explore {
 
 unsigned invariants::percpu_sum() const
@@ -42,7 +44,8 @@ void invariants::got_reference(const explore_task& t)
 
 void invariants::on_op(const explore_task& t, const op_event& ev)
 {
-    const std::string_view fn = bare_function(ev.function);
+    using site = model_call_site;
+    const site made_by = call_site_of(ev);
     const void* atomic = &mm_.futex_atomic;
     const void* percpu = mm_.futex_ref.get();
     const bool on_atomic = ev.addr == atomic;
@@ -52,19 +55,30 @@ void invariants::on_op(const explore_task& t, const op_event& ev)
     case op_kind::read:
         // The fph a futex_ref_*() or the fold works on: the state word it reads.
         if (!on_atomic && ev.addr != &mm_.futex_phash &&
-            (fn == "futex_ref_get" || fn == "futex_ref_put" || fn == "__futex_ref_atomic_end" ||
-             fn == "futex_ref_rcu" || fn == "futex_ref_is_dead"))
+            (made_by == site::futex_ref_get || made_by == site::futex_ref_put ||
+             made_by == site::futex_ref_atomic_end || made_by == site::futex_ref_rcu ||
+             made_by == site::futex_ref_is_dead))
             last_state_[t.id] = ev.addr;
         break;
     case op_kind::percpu_inc:
         if (!on_percpu)
             break;
-        if (fn == "futex_ref_get")
+        switch (made_by) {
+        case site::futex_ref_get:
             got_reference(t);
-        else if (fn == "__futex_ref_atomic_end")
+            break;
+        case site::futex_ref_atomic_end:
             --in_flight_;  // the next fph's initial reference, already counted
-        else
-            initial_ = true;  // futex_hash_allocate(): the first fph's initial reference
+            break;
+        case site::futex_hash_allocate:
+            initial_ = true;  // the first fph's initial reference
+            break;
+        default:  // the ghost state cannot tell what it stands for
+            if (pending_violation_.empty())
+                pending_violation_ = fmt::format("ghost state: {}() incremented futex_ref, which the invariants "
+                                                 "do not follow (sim/explore/model_call_sites.h)",
+                                                 bare_function(ev.function));
+        }
         break;
     case op_kind::percpu_dec:
         if (on_percpu)
@@ -86,7 +100,7 @@ void invariants::on_op(const explore_task& t, const op_event& ev)
         }
         break;
     case op_kind::write:
-        if (on_atomic && fn == "__futex_ref_atomic_begin")
+        if (on_atomic && made_by == site::futex_ref_atomic_begin)
             biased_ = true;
         break;
     case op_kind::add_return:

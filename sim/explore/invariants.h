@@ -4,7 +4,10 @@
 //
 // The ghost follows the operations the model makes through the
 // environment, identified by the word they touch and the model function
-// that made them (std::source_location), never by changing the model:
+// that made them (std::source_location, matched against the functions
+// themselves: sim/explore/model_call_sites.h), never by changing the model.
+// An increment of futex_ref by any other function is a violation, since
+// the ghost cannot tell what it stands for. What it keeps:
 // - references held: +1 for futex_ref_get()'s per-CPU increment and for a
 //   successful cmpxchg on futex_atomic (only inc_not_zero makes one), -1
 //   for futex_ref_put()'s per-CPU decrement and atomic decrement;

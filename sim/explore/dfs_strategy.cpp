@@ -40,7 +40,7 @@ private:
 
 std::unique_ptr<schedule_strategy> dfs_tree::strategy_for(const explore_env& env)
 {
-    depth_ = 0;
+    begin_run();
     return std::make_unique<dfs_strategy>(*this, env);
 }
 

@@ -29,6 +29,9 @@ public:
     // The strategy of the next run, which asks `env` what each step so far
     // touched and which candidates are sleepers a timeout would wake.
     std::unique_ptr<schedule_strategy> strategy_for(const explore_env& env);
+    // A new run starts at the root (strategy_for() does it; a test driving
+    // choose() by hand calls it).
+    void begin_run() { depth_ = 0; }
     // After a run: what each step of it touched, for the siblings of the
     // step taken at each point.
     void run_ended(const std::vector<step_footprint>& footprints);

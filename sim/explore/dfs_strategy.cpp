@@ -13,7 +13,10 @@ namespace {
 // or many, since a point where every candidate sleeps ends the run.
 class dfs_strategy final : public schedule_strategy {
 public:
-    dfs_strategy(dfs_tree& tree, const explore_env& env) : schedule_strategy({}), tree_(tree), env_(env) {}
+    dfs_strategy(dfs_tree& tree, const explore_env& env)
+        : schedule_strategy({}), tree_(tree), env_(env)
+    {
+    }
 
     std::optional<std::size_t> pick_or_stop(const std::vector<std::uint32_t>& candidates) override
     {
@@ -47,7 +50,8 @@ std::unique_ptr<schedule_strategy> dfs_tree::strategy_for(const explore_env& env
 void dfs_tree::run_ended(const std::vector<step_footprint>& footprints)
 {
     for (node& n : stack_)
-        n.chosen_fp = n.fp_index < footprints.size() ? footprints[n.fp_index] : step_footprint{-2, true, {}};
+        n.chosen_fp =
+            n.fp_index < footprints.size() ? footprints[n.fp_index] : step_footprint{-2, true, {}};
 }
 
 bool dfs_tree::asleep(const std::vector<sleeper>& s, std::uint32_t id)
@@ -69,7 +73,8 @@ unsigned dfs_tree::cost(const node& n, std::size_t i) const
 
 bool dfs_tree::within_bound(const node& n, std::size_t i) const
 {
-    return max_preemptions_ == unbounded_preemptions || n.preemptions + cost(n, i) <= max_preemptions_;
+    return max_preemptions_ == unbounded_preemptions ||
+           n.preemptions + cost(n, i) <= max_preemptions_;
 }
 
 // The next candidate to take at `n`: not taken yet, not asleep, within the
@@ -89,21 +94,24 @@ std::optional<std::size_t> dfs_tree::next(node& n, bool count_cuts)
                 ++preemption_cuts_;
             continue;
         }
-        if (!pick || (n.last >= 0 && n.cands[i] == static_cast<std::uint32_t>(n.last) && !n.timer[i]))
+        if (!pick ||
+            (n.last >= 0 && n.cands[i] == static_cast<std::uint32_t>(n.last) && !n.timer[i]))
             pick = i;
     }
     return pick;
 }
 
 std::optional<std::size_t> dfs_tree::choose(const std::vector<std::uint32_t>& candidates,
-                                            const std::vector<bool>& timer, const std::vector<step_footprint>& so_far)
+                                            const std::vector<bool>& timer,
+                                            const std::vector<step_footprint>& so_far)
 {
     const std::size_t k = depth_++;
     if (k < stack_.size()) {
         const node& n = stack_[k];
         if (n.cands != candidates)
-            throw std::logic_error("explore_dfs: a replayed prefix offered other candidates (the run is not "
-                                   "deterministic)");
+            throw std::logic_error(
+                "explore_dfs: a replayed prefix offered other candidates (the run is not "
+                "deterministic)");
         return n.chosen;
     }
     node n;

@@ -24,7 +24,10 @@ inline constexpr unsigned unbounded_preemptions = std::numeric_limits<unsigned>:
 
 class dfs_tree {
 public:
-    dfs_tree(unsigned max_preemptions, bool reduction) : max_preemptions_(max_preemptions), reduction_(reduction) {}
+    dfs_tree(unsigned max_preemptions, bool reduction)
+        : max_preemptions_(max_preemptions), reduction_(reduction)
+    {
+    }
 
     // The strategy of the next run, which asks `env` what each step so far
     // touched and which candidates are sleepers a timeout would wake.
@@ -46,7 +49,8 @@ public:
     // run, or nullopt: every candidate within the bound is asleep.
     // `timer[i]`: candidate i sleeps, and taking it ends its sleep by its
     // timeout. `so_far`: what each step of this run touched until now.
-    std::optional<std::size_t> choose(const std::vector<std::uint32_t>& candidates, const std::vector<bool>& timer,
+    std::optional<std::size_t> choose(const std::vector<std::uint32_t>& candidates,
+                                      const std::vector<bool>& timer,
                                       const std::vector<step_footprint>& so_far);
 
 private:

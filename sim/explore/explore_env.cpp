@@ -71,20 +71,20 @@ int explore_env::spawn(std::string name, unsigned cpu, std::function<void()> bod
                              [this](ctx::fiber&& from) { sched_fiber_ = std::move(from); },
                              [&ref] { ref.state = task_state::exited; }));
     tasks_.push_back(std::move(t));
-    mark_global();  // a new candidate
+    commute_with_nothing();  // a new candidate
     return ref.id;
 }
 
 void explore_env::fail(std::string what)
 {
-    mark_global();
+    commute_with_nothing();
     if (!violation_)
         violation_ = std::move(what);
 }
 
 void explore_env::warn(const char* what)
 {
-    mark_global();
+    commute_with_nothing();
     if (cfg_.fatal_warnings) {
         fail(std::string("the model warned: ") + what);
         return;
@@ -211,12 +211,14 @@ std::vector<int> explore_env::candidates() const
     std::vector<int> out;
     for (const auto& t : tasks_) {
         // With timing as choices a sleeper with a timeout may wake now.
-        const bool timer = cfg_.timing_choices && t->state == task_state::blocked && t->wake_at >= 0;
+        const bool timer =
+            cfg_.timing_choices && t->state == task_state::blocked && t->wake_at >= 0;
         if (t->state != task_state::runnable && !timer)
             continue;
         bool cpu_taken = false;  // by another task in a non-preemptible section
         for (const auto& u : tasks_)
-            if (u.get() != t.get() && u->state != task_state::exited && u->cpu == t->cpu && u->in_section())
+            if (u.get() != t.get() && u->state != task_state::exited && u->cpu == t->cpu &&
+                u->in_section())
                 cpu_taken = true;
         if (!cpu_taken)
             out.push_back(t->id);
@@ -242,7 +244,8 @@ void explore_env::run()
     advance_time();
     while (!violation_ && step_ < cfg_.max_steps) {
         const std::vector<int> c = candidates();
-        const bool offer_gp_end = cfg_.timing_choices && gp_can_end() && gp_ends_chosen_ < cfg_.max_gp_ends;
+        const bool offer_gp_end =
+            cfg_.timing_choices && gp_can_end() && gp_ends_chosen_ < cfg_.max_gp_ends;
         if (c.empty() && !offer_gp_end) {
             if (!let_time_pass())
                 return;  // everyone is blocked for good, or done
@@ -273,7 +276,7 @@ void explore_env::run()
         t.last.note += t.last.note.empty() ? "(blocks)" : " (blocks)";
         switch_to(t);
         if (t.state == task_state::exited)
-            mark_global();  // get_nr_threads(), the CPU it held
+            commute_with_nothing();  // get_nr_threads(), the CPU it held
         for (explore_observer* o : observers_)
             o->on_step(t, t.last);
         advance_time();

@@ -105,7 +105,7 @@ public:
     // plain access the harness makes to shared state, or a step whose
     // effect no access list describes (it then commutes with nothing).
     void record_access(const void* obj, bool write, std::uint32_t sub = 0);
-    void mark_global();
+    void commute_with_nothing();
     // The current step's footprint, for the harness to name what it can
     // (objects of class raw: the mm, the words, the hashes); nullptr when
     // not recording.
@@ -319,7 +319,7 @@ public:
     template <class T>
     void kvfree(T* p)
     {
-        mark_global();  // every later access to it is a violation
+        commute_with_nothing();  // every later access to it is a violation
         quarantine_.keep(p);
     }
     template <class T>
@@ -337,7 +337,7 @@ public:
         // The pivot's tracepoints feed the harness's pivot statistics,
         // ordered across tasks; the per-reference ones only count.
         if (tp.kind != model::trace_kind::ref_get_percpu && tp.kind != model::trace_kind::ref_get_atomic)
-            mark_global();
+            commute_with_nothing();
         for (explore_observer* o : observers_)
             o->on_trace(tp);
     }

@@ -97,8 +97,8 @@ void explore_env::synchronize_rcu(loc l)
 
 void explore_env::warn_might_sleep(const char* call)
 {
-    const std::string what =
-        std::string("do not call blocking ops when !TASK_RUNNING: ") + call + " in a wait_var_event() condition";
+    const std::string what = std::string("do not call blocking ops when !TASK_RUNNING: ") + call +
+                             " in a wait_var_event() condition";
     warn(what.c_str());
 }
 
@@ -160,7 +160,8 @@ void explore_env::spin_unlock(spinlock_t& s, loc l)
 void explore_env::wake_up_var(const void* var)
 {
     record_access(var, true);
-    var_waits_.wake_up(var, [this](kernel::task_struct& t) { wake(static_cast<explore_task&>(t)); });
+    var_waits_.wake_up(var,
+                       [this](kernel::task_struct& t) { wake(static_cast<explore_task&>(t)); });
 }
 
 void explore_env::wake_up_task(void* t)
@@ -184,7 +185,8 @@ int explore_env::futex_get_value(std::uint64_t uaddr, std::uint32_t* out, loc l)
     return 0;
 }
 
-int explore_env::arch_futex_atomic_op_inuser(int op, int oparg, int* oval, std::uint64_t uaddr, loc l)
+int explore_env::arch_futex_atomic_op_inuser(int op, int oparg, int* oval, std::uint64_t uaddr,
+                                             loc l)
 {
     auto it = user_memory.find(uaddr);
     if (it == user_memory.end())

@@ -31,7 +31,8 @@ namespace {
 // pivot statistics the properties and the outcome read.
 class explored_process final : public explore_observer {
 public:
-    explored_process(const run_config& cfg, const xcase& c, const trace_sink& trace, const run_hooks* hooks)
+    explored_process(const run_config& cfg, const xcase& c, const trace_sink& trace,
+                     const run_hooks* hooks)
         : cfg_(cfg), case_(c), hooks_(hooks), env_(env_config(cfg, hooks)), futex_(env_),
           inv_(env_, mm_, futex_.global), ctx_{env_, mm_, futex_.global, inv_, pivots_, cfg_}
     {
@@ -143,8 +144,8 @@ private:
         }
         for (unsigned w = 0; w < num_words; w++)
             s += fmt::format("word{}={} ", w, env_.user_memory.at(word_address(w)).v);
-        const xfph* cur = mm_.futex_phash.v;
-        const xfph* next = mm_.futex_phash_new;
+        const explored_hash* cur = mm_.futex_phash.v;
+        const explored_hash* next = mm_.futex_phash_new;
         s += fmt::format("hash={}{} {} new={} atomic={} percpu_sum={} held={} gps={} installed={}",
                          cur ? model::fph_slots(cur) : 0, cur && cur->custom ? "c" : "", inv_.state_text(),
                          next ? model::fph_slots(next) : 0, inv_.atomic_count(), inv_.percpu_sum(), inv_.held(),
@@ -162,8 +163,9 @@ private:
     void start_thread(std::size_t index)
     {
         started_[index] = true;
-        thread_task_[index] = env_.spawn(fmt::format("T{}", index), static_cast<unsigned>(index % cfg_.cpus),
-                                         [this, index] { thread_body(index); });
+        thread_task_[index] =
+            env_.spawn(fmt::format("T{}", index), static_cast<unsigned>(index % cfg_.cpus),
+                       [this, index] { thread_body(index); });
     }
 
     void thread_body(std::size_t index)
@@ -210,7 +212,9 @@ private:
             env_.record_access(&env_.user_memory[a], false);
             const std::uint32_t val = env_.user_memory[a].v + (op.kind == 'M' ? 1 : 0);
             env_.user_step(fmt::format("load word{} = {}", op.a, val));
-            system_call(index, op, [&] { return futex_.futex_wait(a, val, op.kind == 'T' ? static_cast<long>(op.n) : -1); });
+            system_call(index, op, [&] {
+                return futex_.futex_wait(a, val, op.kind == 'T' ? static_cast<long>(op.n) : -1);
+            });
             break;
         }
         case 'K':
@@ -218,17 +222,22 @@ private:
             break;
         case 'O':
             system_call(index, op, [&] {
-                return futex_.futex_wake_op(a, b, 1, 1, model::FUTEX_OP(model::FUTEX_OP_ADD, 1, model::FUTEX_OP_CMP_GT, 0));
+                return futex_.futex_wake_op(
+                    a, b, 1, 1, model::FUTEX_OP(model::FUTEX_OP_ADD, 1, model::FUTEX_OP_CMP_GT, 0));
             });
             break;
         case 'R':
-            system_call(index, op, [&] { return futex_.futex_requeue(a, b, 1, static_cast<int>(op.n)); });
+            system_call(index, op,
+                        [&] { return futex_.futex_requeue(a, b, 1, static_cast<int>(op.n)); });
             break;
         case 'P':
-            system_call(index, op, [&] { return futex_.prctl_futex_hash(model::PR_FUTEX_HASH_SET_SLOTS, op.n); });
+            system_call(index, op, [&] {
+                return futex_.prctl_futex_hash(model::PR_FUTEX_HASH_SET_SLOTS, op.n);
+            });
             break;
         case 'G':
-            system_call(index, op, [&] { return futex_.prctl_futex_hash(model::PR_FUTEX_HASH_GET_SLOTS, 0); });
+            system_call(index, op,
+                        [&] { return futex_.prctl_futex_hash(model::PR_FUTEX_HASH_GET_SLOTS, 0); });
             break;
         case 'C': {
             std::size_t next = 0;
@@ -257,14 +266,14 @@ private:
     const run_hooks* hooks_;
     explore_env env_;
     model_process<explore_env> futex_;  // after env_: freed before it
-    xmm& mm_ = futex_.mm;
+    explored_mm& mm_ = futex_.mm;
     invariants inv_;
     pivot_stats pivots_;  // the clock is the step count
     run_context ctx_;
     std::vector<std::unique_ptr<explore_observer>> observers_;  // what watch_with() made
     step_trace* trace_printer_ = nullptr;
     std::vector<bool> started_;
-    std::vector<int> thread_task_;             // by thread index: its task id
+    std::vector<int> thread_task_;            // by thread index: its task id
     std::vector<std::vector<long>> results_;  // by thread index: each system call's return value
 };
 #ifdef FUTEXSIM_MUTATIONS

@@ -36,14 +36,13 @@ struct run_outcome {
     std::vector<unsigned> schedule;  // the choices made, replayable with --strategy replay
     std::vector<std::string> warnings;  // distinct model warnings, with fatal_warnings off
     // With run_hooks:
-    bool stopped = false;                  // the search's strategy stopped it
+    bool stopped = false;                    // the search's strategy stopped it
     std::vector<step_footprint> footprints;  // one per step
     // What two runs that differ only in the order of commuting steps end
     // with alike: each thread's return values and where it ended, the
     // futex words, the hash, the count, the grace periods, the verdict.
     std::string final_state;
 };
-
 
 run_outcome explore_case(const run_config& cfg, const xcase& c, const trace_sink& trace = {},
                          const run_hooks* hooks = nullptr);

@@ -19,15 +19,17 @@ std::optional<std::uint64_t> footprint_recorder::object_name(std::uint64_t raw) 
     auto within = [p](const void* lo, std::size_t bytes) {
         return p >= static_cast<const char*>(lo) && p < static_cast<const char*>(lo) + bytes;
     };
-    auto offset = [p](const void* lo) { return static_cast<std::uint64_t>(p - static_cast<const char*>(lo)); };
-    const xmm& mm = ctx_.mm;
+    auto offset = [p](const void* lo) {
+        return static_cast<std::uint64_t>(p - static_cast<const char*>(lo));
+    };
+    const explored_mm& mm = ctx_.mm;
     if (within(&mm, sizeof(mm)))
         return obj_id(obj_class::mm, 0, offset(&mm));
     for (unsigned w = 0; w < num_words; w++)
         if (p == reinterpret_cast<const char*>(&ctx_.env.user_memory.at(word_address(w))))
             return obj_id(obj_class::word, w, 0);
     for (std::size_t i = 0; i < hashes_.size(); i++) {
-        const xfph* h = hashes_[i];
+        const explored_hash* h = hashes_[i];
         if (within(h, sizeof(*h)))
             return obj_id(obj_class::fph, i, offset(h));
         if (!h->queues.empty() && within(h->queues.data(), h->queues.size() * sizeof(h->queues[0])))
@@ -48,8 +50,9 @@ std::optional<std::uint64_t> footprint_recorder::object_name(std::uint64_t raw) 
 // common beginning name them alike.
 void footprint_recorder::on_step(const explore_task&, const op_event&)
 {
-    const xmm& mm = ctx_.mm;
-    for (const xfph* h : {static_cast<const xfph*>(mm.futex_phash.v), static_cast<const xfph*>(mm.futex_phash_new)})
+    const explored_mm& mm = ctx_.mm;
+    for (const explored_hash* h : {static_cast<const explored_hash*>(mm.futex_phash.v),
+                                   static_cast<const explored_hash*>(mm.futex_phash_new)})
         if (h && std::find(hashes_.begin(), hashes_.end(), h) == hashes_.end())
             hashes_.push_back(h);
     step_footprint* fp = ctx_.env.current_footprint();
@@ -70,10 +73,12 @@ void footprint_recorder::on_step(const explore_task&, const op_event&)
     for (std::size_t o = 0; o < sizeof(mm) && !fp->global; o++) {
         if (now[o] == mm_bytes_[o])
             continue;
-        const bool written = std::any_of(fp->accesses.begin(), fp->accesses.end(), [o](const step_access& a) {
-            const std::uint64_t at = a.obj & 0xffffffffu;
-            return a.write && obj_class_of(a.obj) == obj_class::mm && at <= o && o < at + sizeof(long);
-        });
+        const bool written =
+            std::any_of(fp->accesses.begin(), fp->accesses.end(), [o](const step_access& a) {
+                const std::uint64_t at = a.obj & 0xffffffffu;
+                return a.write && obj_class_of(a.obj) == obj_class::mm && at <= o &&
+                       o < at + sizeof(long);
+            });
         if (!written)
             fp->global = true;
     }

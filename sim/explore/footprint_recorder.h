@@ -25,8 +25,8 @@ private:
     std::optional<std::uint64_t> object_name(std::uint64_t raw) const;
 
     const run_context& ctx_;
-    std::vector<unsigned char> mm_bytes_;  // the mm after the last step
-    std::vector<const xfph*> hashes_;      // every hash seen, in order
+    std::vector<unsigned char> mm_bytes_;       // the mm after the last step
+    std::vector<const explored_hash*> hashes_;  // every hash seen, in order
 };
 
 }  // namespace futexsim::sim::explore

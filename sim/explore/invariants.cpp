@@ -26,7 +26,7 @@ long invariants::atomic_count() const
 
 std::string invariants::state_text() const
 {
-    const xfph* fph = mm_.futex_phash.v;
+    const explored_hash* fph = mm_.futex_phash.v;
     if (!fph)
         return "no hash";
     if (fph->state.v == model::FR_PERCPU)
@@ -75,9 +75,10 @@ void invariants::on_op(const explore_task& t, const op_event& ev)
             break;
         default:  // the ghost state cannot tell what it stands for
             if (pending_violation_.empty())
-                pending_violation_ = fmt::format("ghost state: {}() incremented futex_ref, which the invariants "
-                                                 "do not follow (sim/explore/model_call_sites.h)",
-                                                 bare_function(ev.function));
+                pending_violation_ =
+                    fmt::format("ghost state: {}() incremented futex_ref, which the invariants "
+                                "do not follow (sim/explore/model_call_sites.h)",
+                                bare_function(ev.function));
         }
         break;
     case op_kind::percpu_dec:
@@ -137,12 +138,12 @@ std::string invariants::check_refcount() const
 // bucket lock is free: under the lock, a waker or mover may be half-way.
 std::string invariants::check_waiters() const
 {
-    const xfph* cur = mm_.futex_phash.v;
+    const explored_hash* cur = mm_.futex_phash.v;
     const bool pivoting = mm_.futex_hash_lock.owner != nullptr;
     for (const auto& t : env_.tasks()) {
         if (!t->futex_q)
             continue;
-        const auto* q = static_cast<const xq*>(t->futex_q);
+        const auto* q = static_cast<const explored_futex_q*>(t->futex_q);
         if (!q->lock_ptr)
             continue;  // woken: unqueued by its waker
         if (q->lock_ptr->owner >= 0)

@@ -24,18 +24,13 @@
 #include <string>
 #include <unordered_map>
 
-#include "model/core.h"
-#include "sim/explore/explore_env.h"
+#include "sim/explore/explored_model.h"
 
 namespace futexsim::sim::explore {
 
-using xmm = model::mm_struct<explore_env>;
-using xfph = model::private_hash<explore_env>;
-using xq = model::futex_q<explore_env>;
-
 class invariants final : public explore_observer {
 public:
-    invariants(explore_env& env, xmm& mm, model::futex_data<explore_env>& global)
+    invariants(explore_env& env, explored_mm& mm, model::futex_data<explore_env>& global)
         : env_(env), mm_(mm), global_(global)
     {
     }
@@ -63,7 +58,7 @@ private:
     void got_reference(const explore_task& t);
 
     explore_env& env_;
-    xmm& mm_;
+    explored_mm& mm_;
     model::futex_data<explore_env>& global_;
     long held_ = 0;
     bool initial_ = false;

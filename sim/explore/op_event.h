@@ -10,11 +10,33 @@
 namespace futexsim::sim::explore {
 
 enum class op_kind : std::uint8_t {
-    read, write, cmpxchg_ok, cmpxchg_fail, add_return, inc, dec,
-    percpu_inc, percpu_dec, percpu_read, percpu_write,
-    rcu_lock, rcu_unlock, preempt_off, preempt_on,
-    mutex_lock, mutex_unlock, spin_lock, spin_unlock,
-    wait_var, wake_var, wake_task, sleep, call_rcu, sync_rcu, user, syscall,
+    read,
+    write,
+    cmpxchg_ok,
+    cmpxchg_fail,
+    add_return,
+    inc,
+    dec,
+    percpu_inc,
+    percpu_dec,
+    percpu_read,
+    percpu_write,
+    rcu_lock,
+    rcu_unlock,
+    preempt_off,
+    preempt_on,
+    mutex_lock,
+    mutex_unlock,
+    spin_lock,
+    spin_unlock,
+    wait_var,
+    wake_var,
+    wake_task,
+    sleep,
+    call_rcu,
+    sync_rcu,
+    user,
+    syscall,
 };
 const char* op_name(op_kind k);
 

@@ -59,7 +59,7 @@ std::string parked_drains::reference_taken(const explore_task& t)
     const auto it = calls_.find(t.id);
     if (it == calls_.end() || it->second.seq < closed_seq_)
         return {};  // in flight when the gate closed: the race every gate allows
-    const xfph* cur = mm_.futex_phash.v;
+    const explored_hash* cur = mm_.futex_phash.v;
     return fmt::format("parked hash does not drain: {} took a reference on the hash being replaced ({} slots) in "
                        "{}, a call that began after {}'s gate closed at step {}",
                        t.name, model::fph_slots(cur), it->second.op,

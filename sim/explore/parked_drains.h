@@ -74,8 +74,8 @@ private:
         std::string op;
     };
     const run_context& ctx_;
-    xmm& mm_;
-    long held_seen_ = 0;  // the references held after the last operation
+    explored_mm& mm_;
+    long held_seen_ = 0;     // the references held after the last operation
     std::uint64_t seq_ = 0;  // orders calls' entries against the gate's closings
     bool closed_ = false;
     std::uint64_t closed_seq_ = 0;

@@ -75,7 +75,8 @@ void explore_env::advance_time()
         return;
     }
     for (auto& t : tasks_)
-        if (t->state == task_state::blocked && t->wake_at >= 0 && static_cast<std::int64_t>(step_) >= t->wake_at) {
+        if (t->state == task_state::blocked && t->wake_at >= 0 &&
+            static_cast<std::int64_t>(step_) >= t->wake_at) {
             t->timed_out = true;
             wake(*t);
         }
@@ -165,8 +166,14 @@ void explore_env::end_gp_step(bool forced)
     explore_task& rcu = *tasks_[static_cast<std::size_t>(rcu_task_)];
     end_gp();
     rcu.notes.clear();
-    const op_event ev{op_kind::user, nullptr, 0, 0, rcu.cpu, "",
-                      fmt::format("grace period {} ends{}", gp_.completed(), forced ? " (nothing else can run)" : "")};
+    const op_event ev{op_kind::user,
+                      nullptr,
+                      0,
+                      0,
+                      rcu.cpu,
+                      "",
+                      fmt::format("grace period {} ends{}", gp_.completed(),
+                                  forced ? " (nothing else can run)" : "")};
     for (explore_observer* o : observers_)
         o->on_step(rcu, ev);
     advance_time();

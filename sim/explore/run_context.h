@@ -4,15 +4,17 @@
 #pragma once
 
 #include "run/pivot_stats.h"
-#include "sim/explore/run_config.h"
+#include "sim/explore/explored_model.h"
 #include "sim/explore/invariants.h"
+#include "sim/explore/run_config.h"
 
 namespace futexsim::sim::explore {
 
 struct run_context {
     explore_env& env;
-    xmm& mm;
-    const model::futex_data<explore_env>& global;  // the global hash, before the process has a private one
+    explored_mm& mm;
+    const model::futex_data<explore_env>&
+        global;  // the global hash, before the process has a private one
     const invariants& inv;
     const pivot_stats& pivots;  // the clock is the step count
     const run_config& cfg;

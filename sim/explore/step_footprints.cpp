@@ -41,12 +41,14 @@ std::uint64_t explore_env::object_name(const void* p) const
             return obj_id(obj_class::task, static_cast<std::uint64_t>(t->id), 0);
         const char* base = static_cast<const char*>(t->stack_base);
         if (base && c >= base && c < base + fiber_stack_bytes)
-            return obj_id(obj_class::stack, static_cast<std::uint64_t>(t->id), static_cast<std::uint64_t>(c - base));
+            return obj_id(obj_class::stack, static_cast<std::uint64_t>(t->id),
+                          static_cast<std::uint64_t>(c - base));
     }
-    return reinterpret_cast<std::uintptr_t>(p);  // raw: the harness names it or the step goes global
+    return reinterpret_cast<std::uintptr_t>(
+        p);  // raw: the harness names it or the step goes global
 }
 
-void explore_env::mark_global()
+void explore_env::commute_with_nothing()
 {
     if (cfg_.record_footprints && !footprints_.empty())
         footprints_.back().global = true;
@@ -66,7 +68,7 @@ void explore_env::begin_footprint(int task)
         record_access(&t, false);
         record_access(&cfg_, false, t.cpu);
         if (t.kernel)
-            mark_global();
+            commute_with_nothing();
     }
 }
 

@@ -13,7 +13,10 @@ namespace futexsim::sim::explore {
 
 class step_trace final : public explore_observer {
 public:
-    step_trace(const run_context& ctx, const xcase& c, const trace_sink& sink) : ctx_(ctx), case_(c), sink_(sink) {}
+    step_trace(const run_context& ctx, const xcase& c, const trace_sink& sink)
+        : ctx_(ctx), case_(c), sink_(sink)
+    {
+    }
 
     void header() const;
     // Each tracepoint becomes a note under the step that fired it.

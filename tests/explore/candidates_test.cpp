@@ -53,7 +53,8 @@ bool offered(const std::vector<std::uint32_t>& offer, int task)
 
 }  // namespace
 
-TEST_CASE("a task in a non-preemptible section keeps its CPU: the others there are not candidates", "[explore]")
+TEST_CASE("a task in a non-preemptible section keeps its CPU: the others there are not candidates",
+          "[explore]")
 {
     recorded_explorer x;
     explore_env& env = x.env;
@@ -88,7 +89,8 @@ TEST_CASE("a sleeping task is a candidate again once woken", "[explore]")
     explore_env& env = x.env;
     const auto& offers = x.offers;
     int flag = 0;
-    const int sleeper = env.spawn("sleeper", 0, [&] { env.wait_var_event(&flag, [&] { return flag != 0; }); });
+    const int sleeper =
+        env.spawn("sleeper", 0, [&] { env.wait_var_event(&flag, [&] { return flag != 0; }); });
     const int waker = env.spawn("waker", 1, [&] {
         env.user_step("before the wake-up");
         flag = 1;
@@ -99,10 +101,11 @@ TEST_CASE("a sleeping task is a candidate again once woken", "[explore]")
 
     // The sleeper runs first, until it sleeps: then only the waker is left,
     // and the sleeper is offered again once the waker woke it.
-    const auto asleep =
-        std::find_if(offers.begin(), offers.end(), [&](const auto& offer) { return !offered(offer, sleeper); });
+    const auto asleep = std::find_if(offers.begin(), offers.end(),
+                                     [&](const auto& offer) { return !offered(offer, sleeper); });
     REQUIRE(asleep != offers.end());
     CHECK(*asleep == std::vector<std::uint32_t>{static_cast<std::uint32_t>(waker)});
-    CHECK(std::any_of(asleep + 1, offers.end(), [&](const auto& offer) { return offered(offer, sleeper); }));
+    CHECK(std::any_of(asleep + 1, offers.end(),
+                      [&](const auto& offer) { return offered(offer, sleeper); }));
     CHECK(env.tasks()[static_cast<std::size_t>(sleeper)]->state == task_state::exited);
 }

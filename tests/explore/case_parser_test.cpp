@@ -19,7 +19,8 @@ std::string refusal(const std::string& text)
 
 }  // namespace
 
-TEST_CASE("a case parses into its threads and operations and formats back to the same text", "[explore]")
+TEST_CASE("a case parses into its threads and operations and formats back to the same text",
+          "[explore]")
 {
     const std::string text = "C.C.K0:1/W0/T0:40*/R0:1:2/O2:3/P64.G/S5/M3";
     const auto c = parse_case(text);

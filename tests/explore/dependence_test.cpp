@@ -30,7 +30,8 @@ TEST_CASE("two reads of one object commute", "[explore]")
     CHECK_FALSE(dependent(step(1, {{word0, 0, false}}), step(2, {{word0, 0, false}})));
 }
 
-TEST_CASE("a write conflicts with a read or a write of the same object, either way round", "[explore]")
+TEST_CASE("a write conflicts with a read or a write of the same object, either way round",
+          "[explore]")
 {
     const auto write = step(1, {{word0, 0, true}});
     const auto read = step(2, {{word0, 0, false}});

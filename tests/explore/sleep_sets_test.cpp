@@ -77,7 +77,8 @@ TEST_CASE("without the reduction both orders run even when the steps commute", "
     CHECK(o.pruned == 0);
 }
 
-TEST_CASE("a replayed prefix that offers other candidates is refused: the run is not deterministic", "[explore]")
+TEST_CASE("a replayed prefix that offers other candidates is refused: the run is not deterministic",
+          "[explore]")
 {
     dfs_tree tree(unbounded_preemptions, true);
     tree.begin_run();

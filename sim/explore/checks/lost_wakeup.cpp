@@ -23,7 +23,7 @@ std::set<lost_wakeup_check::sleeper> lost_wakeup_check::sleepers_on(unsigned wor
     const std::uint64_t addr = word_address(word);
     for (const auto& t : ctx_.env.tasks())
         if (t->futex_q) {
-            const auto* q = static_cast<const xq*>(t->futex_q);
+            const auto* q = static_cast<const explored_futex_q*>(t->futex_q);
             if (q->lock_ptr && q->lock_ptr->owner < 0 && q->key.address == (addr & ~0xfffull) &&
                 q->key.offset == (addr & 0xfff))
                 out.emplace(t->id, t->sleeps);
@@ -37,7 +37,7 @@ void lost_wakeup_check::call_entered(const xop& op)
         return;
     const int self = ctx_.env.current().id;
     queued_at_entry_[self] = sleepers_on(op.a);
-    ctx_.env.mark_global();  // sleepers_on() reads every task's state
+    ctx_.env.commute_with_nothing();  // sleepers_on() reads every task's state
     woken_by_[self].clear();
 }
 
@@ -47,7 +47,7 @@ void lost_wakeup_check::call_returned(const xop& op, long ret)
         return;
     const int self = ctx_.env.current().id;
     check(op, ret, queued_at_entry_[self], woken_by_[self]);
-    ctx_.env.mark_global();
+    ctx_.env.commute_with_nothing();
 }
 
 void lost_wakeup_check::check(const xop& op, long ret, const std::set<sleeper>& before,
@@ -62,19 +62,23 @@ void lost_wakeup_check::check(const xop& op, long ret, const std::set<sleeper>& 
     }
     const long woke = static_cast<long>(woken.size());
     if (op.kind != 'R' ? ret != woke : ret < woke) {
-        env.fail(fmt::format("{} returned {} but woke {} task(s)", format_op(op), ret, woken.size()));
+        env.fail(
+            fmt::format("{} returned {} but woke {} task(s)", format_op(op), ret, woken.size()));
         return;
     }
-    const long want = op.kind == 'K' ? static_cast<long>(op.n) : op.kind == 'O' ? 1 : 1 + static_cast<long>(op.n);
+    const long want = op.kind == 'K'   ? static_cast<long>(op.n)
+                      : op.kind == 'O' ? 1
+                                       : 1 + static_cast<long>(op.n);
     const bool short_count = op.kind == 'O' ? woken.empty() : ret < want;
     if (!short_count)
         return;
     const auto still = sleepers_on(op.a);
     for (const auto& s : before)
         if (still.count(s)) {
-            env.fail(fmt::format("lost wake-up: {} returned {} while {} was queued on word{} since before the "
-                                 "call and still is",
-                                 format_op(op), ret, env.tasks()[static_cast<std::size_t>(s.first)]->name, op.a));
+            env.fail(fmt::format(
+                "lost wake-up: {} returned {} while {} was queued on word{} since before the "
+                "call and still is",
+                format_op(op), ret, env.tasks()[static_cast<std::size_t>(s.first)]->name, op.a));
             return;
         }
 }

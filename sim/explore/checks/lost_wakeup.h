@@ -30,7 +30,8 @@ private:
     // asleep again is another waiter).
     using sleeper = std::pair<int, std::uint64_t>;
     std::set<sleeper> sleepers_on(unsigned word) const;
-    void check(const xop& op, long ret, const std::set<sleeper>& before, const std::vector<int>& woken) const;
+    void check(const xop& op, long ret, const std::set<sleeper>& before,
+               const std::vector<int>& woken) const;
 
     const run_context& ctx_;
     std::map<int, std::set<sleeper>> queued_at_entry_;  // by task: the sleepers when its call began

@@ -18,7 +18,7 @@ void set_slots_check::call_entered(const xop& op)
         return;
     calls_[ctx_.env.current().id] = call{in_flight_ > 0, started_++, custom_installs_.size()};
     ++in_flight_;
-    ctx_.env.mark_global();  // the counters are the process's
+    ctx_.env.commute_with_nothing();  // the counters are the process's
 }
 
 void set_slots_check::call_returned(const xop& op, long ret)
@@ -26,7 +26,7 @@ void set_slots_check::call_returned(const xop& op, long ret)
     if (op.kind != 'P')
         return;
     --in_flight_;
-    ctx_.env.mark_global();
+    ctx_.env.commute_with_nothing();
     if (ret != 0)
         return;
     const call& c = calls_[ctx_.env.current().id];
@@ -35,11 +35,11 @@ void set_slots_check::call_returned(const xop& op, long ret)
     for (std::size_t i = c.installs_before; i < custom_installs_.size(); i++)
         installed = installed || raced || custom_installs_[i] == op.n;
     if (!installed) {
-        const xfph* cur = ctx_.mm.futex_phash.v;
-        ctx_.env.fail(fmt::format("prctl(SET_SLOTS, {}) returned 0 before its hash was installed (current: {})",
-                                  op.n, cur ? fmt::format("{} slots{}", model::fph_slots(cur),
-                                                          cur->custom ? ", custom" : "")
-                                            : std::string("none")));
+        const explored_hash* cur = ctx_.mm.futex_phash.v;
+        ctx_.env.fail(fmt::format(
+            "prctl(SET_SLOTS, {}) returned 0 before its hash was installed (current: {})", op.n,
+            cur ? fmt::format("{} slots{}", model::fph_slots(cur), cur->custom ? ", custom" : "")
+                : std::string("none")));
     }
 }
 

@@ -19,12 +19,14 @@ void sleepers_check::at_end()
             continue;
         std::string who;
         for (const auto& u : env.tasks())
-            who += fmt::format(" {}[cpu{} {}{}{}]", u->name, u->cpu,
-                               u->state == task_state::exited     ? "exited"
-                               : u->state == task_state::runnable ? "runnable"
-                                                                  : u->blocked_in,
-                               u->preempt_count ? " preempt-off" : "", u->rcu_nesting ? " rcu" : "");
-        env.fail(fmt::format("deadlock: {} blocked for good in {};{}", t->name, t->blocked_in, who));
+            who +=
+                fmt::format(" {}[cpu{} {}{}{}]", u->name, u->cpu,
+                            u->state == task_state::exited     ? "exited"
+                            : u->state == task_state::runnable ? "runnable"
+                                                               : u->blocked_in,
+                            u->preempt_count ? " preempt-off" : "", u->rcu_nesting ? " rcu" : "");
+        env.fail(
+            fmt::format("deadlock: {} blocked for good in {};{}", t->name, t->blocked_in, who));
         return;
     }
 }

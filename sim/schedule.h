@@ -13,6 +13,10 @@
 //   random distinct priorities, the highest-priority candidate runs, and at
 //   d - 1 random steps the task about to run drops below every other.
 // - replay: the recorded choices (`schedule`), then the first candidate.
+// - dfs (the explorer's only, sim/explore/dfs_strategy.h): every schedule
+//   within bounds, one run after another, each run's strategy replaying the
+//   path to the point being explored; it decides every point, even one
+//   with a single candidate, and may end a run (pick_or_stop()).
 //
 // Every strategy first plays the `schedule` prefix (choice i is the index
 // of the candidate taken at point i, reduced modulo the number of
@@ -53,6 +57,14 @@ public:
     // Index into `candidates` (task ids, in the simulator's own order) of the
     // one that runs next. `candidates` is never empty.
     std::size_t pick(const std::vector<std::uint32_t>& candidates);
+    // What the explorer asks instead (sim/explore/explore_env.h): asked at
+    // every point, even one with a single candidate; nullopt ends the run
+    // there. Only a strategy that searches many runs and prunes those it
+    // has explored already (dfs) overrides it; every other one pick()s.
+    virtual std::optional<std::size_t> pick_or_stop(const std::vector<std::uint32_t>& candidates)
+    {
+        return pick(candidates);
+    }
 
     // Every choice made so far (one per point with two or more candidates).
     const std::vector<unsigned>& recorded() const { return recorded_; }
@@ -62,6 +74,9 @@ protected:
     // The strategy's rule at point `point` (numbered from 0), past the
     // prefix; `candidates` has two or more entries.
     virtual std::size_t choose(const std::vector<std::uint32_t>& candidates, std::uint64_t point) = 0;
+    // A choice an overriding pick_or_stop() made at a point with two or
+    // more candidates, recorded as pick() records its own.
+    void record(std::size_t choice) { recorded_.push_back(static_cast<unsigned>(choice)); }
 
 private:
     std::vector<unsigned> prefix_;

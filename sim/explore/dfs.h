@@ -1,7 +1,7 @@
 // Bounded exhaustive exploration (`futexsim replay --strategy dfs`): every
 // schedule of one case, depth first, each run replayed from the start with
-// a prefix of choices (the replay mechanism) and then the first candidate
-// allowed.
+// the search's strategy (sim/explore/dfs_strategy.h), which plays the path
+// to the point being explored and then takes the first candidate allowed.
 //
 // Time is a choice here (run_config::timing_choices): a grace period may
 // end at any scheduling point once its readers have left, a timeout at any
@@ -25,16 +25,14 @@
 
 #include <cstdint>
 #include <functional>
-#include <limits>
 #include <optional>
 #include <set>
 #include <string>
 
+#include "sim/explore/dfs_strategy.h"
 #include "sim/explore/explore_run.h"
 
 namespace futexsim::sim::explore {
-
-inline constexpr unsigned unbounded_preemptions = std::numeric_limits<unsigned>::max();
 
 struct dfs_options {
     unsigned max_preemptions = 2;

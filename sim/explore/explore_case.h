@@ -20,6 +20,7 @@
 // Example: "C.C.K0:1/W0/T0:40*".
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -28,6 +29,10 @@
 namespace futexsim::sim::explore {
 
 inline constexpr unsigned num_words = 4;
+
+// Where futex word `w` lives in the process's user memory (explore_env's
+// user_memory): a 64-byte line each, from 0x10000.
+inline std::uint64_t word_address(unsigned w) { return 0x10000 + 64ull * w; }
 
 struct xop {
     char kind = 'G';

@@ -1,65 +1,28 @@
+// The explorer's runtime (explore_env.h): tasks as fibers, the scheduling
+// point every operation stops at, sleeping and waking, and the run loop
+// that asks the strategy which candidate takes the next step. The
+// primitives are in explore_primitives.cpp, the grace-period clock in
+// rcu_step_clock.cpp, the footprints in step_footprints.cpp.
 #include "sim/explore/explore_env.h"
 
-#include "sim/explore/invariants.h"
+#include "sim/explore/fiber_stack_pool.h"
 #include "sim/kernel/task_fiber.h"
 
 #include <boost/context/preallocated.hpp>
-#include <boost/context/stack_context.hpp>
 
 #include <algorithm>
-#include <cstdlib>
 #include <exception>
 #include <new>
-
-#include <fmt/format.h>
 
 namespace futexsim::sim::explore {
 
 namespace ctx = boost::context;
 
-namespace {
-constexpr std::size_t stack_bytes = 256 * 1024;
-}
-
-const char* op_name(op_kind k)
-{
-    switch (k) {
-    case op_kind::read: return "read";
-    case op_kind::write: return "write";
-    case op_kind::cmpxchg_ok: return "cmpxchg(ok)";
-    case op_kind::cmpxchg_fail: return "cmpxchg(failed)";
-    case op_kind::add_return: return "add_return";
-    case op_kind::inc: return "inc";
-    case op_kind::dec: return "dec";
-    case op_kind::percpu_inc: return "this_cpu_inc";
-    case op_kind::percpu_dec: return "this_cpu_dec";
-    case op_kind::percpu_read: return "per_cpu_read";
-    case op_kind::percpu_write: return "per_cpu_write";
-    case op_kind::rcu_lock: return "rcu_read_lock";
-    case op_kind::rcu_unlock: return "rcu_read_unlock";
-    case op_kind::preempt_off: return "preempt_disable";
-    case op_kind::preempt_on: return "preempt_enable";
-    case op_kind::mutex_lock: return "mutex_lock";
-    case op_kind::mutex_unlock: return "mutex_unlock";
-    case op_kind::spin_lock: return "spin_lock";
-    case op_kind::spin_unlock: return "spin_unlock";
-    case op_kind::wait_var: return "wait_var_event(sleep)";
-    case op_kind::wake_var: return "wake_up_var";
-    case op_kind::wake_task: return "wake_up_task";
-    case op_kind::sleep: return "futex_sleep";
-    case op_kind::call_rcu: return "call_rcu";
-    case op_kind::sync_rcu: return "synchronize_rcu";
-    case op_kind::user: return "user";
-    case op_kind::syscall: return "syscall";
-    }
-    return "?";
-}
-
 explore_env::explore_env(const config& c) : cfg_(c), strategy_(make_strategy(c.strategy))
 {
     // The kernel task that runs RCU callbacks (softirq), one model step at a time.
     rcu_task_ = spawn("rcu", 0, [this] { rcu_task_body(); }, true);
-    tasks_[static_cast<std::size_t>(rcu_task_)]->state = tstate::blocked;
+    tasks_[static_cast<std::size_t>(rcu_task_)]->state = task_state::blocked;
     tasks_[static_cast<std::size_t>(rcu_task_)]->blocked_in = "idle";
 }
 
@@ -68,54 +31,8 @@ explore_env::~explore_env()
     shutdown();
     for (auto& free : gp_.take_frees())
         free();
-    for (auto& d : deleters_)
-        d();
+    quarantine_.release();
 }
-
-// Fiber stacks come from a pool: runs are short and many, and a task left
-// unfinished at the end of a run is abandoned, not unwound, so its stack is
-// handed back here.
-namespace {
-
-
-// Every stack not in use, freed when the program ends (so a leak checker
-// sees none: an abandoned task's stack is back here by then).
-struct free_stacks {
-    std::vector<void*> stacks;
-    ~free_stacks()
-    {
-        for (void* s : stacks)
-            std::free(s);
-    }
-};
-
-std::vector<void*>& stack_pool()
-{
-    static free_stacks pool;
-    return pool.stacks;
-}
-
-struct pooled_stack {
-    ctx::stack_context allocate()
-    {
-        void* base = nullptr;
-        if (stack_pool().empty()) {
-            base = std::malloc(stack_bytes);
-            if (!base)
-                throw std::bad_alloc();
-        } else {
-            base = stack_pool().back();
-            stack_pool().pop_back();
-        }
-        ctx::stack_context sc;
-        sc.size = stack_bytes;
-        sc.sp = static_cast<char*>(base) + stack_bytes;
-        return sc;
-    }
-    void deallocate(ctx::stack_context& sc) { stack_pool().push_back(static_cast<char*>(sc.sp) - sc.size); }
-};
-
-}  // namespace
 
 // Tasks still suspended are abandoned where they stand: unwinding them
 // would run the model's guards (unlocks, reference puts) outside any
@@ -132,19 +49,19 @@ void explore_env::shutdown()
             continue;
         alignas(ctx::fiber) unsigned char handle[sizeof(ctx::fiber)];
         new (handle) ctx::fiber(std::move(t->fib));  // never destroyed: no unwinding
-        stack_pool().push_back(t->stack_base);
+        return_stack(t->stack_base);
     }
 }
 
 int explore_env::spawn(std::string name, unsigned cpu, std::function<void()> body, bool kernel)
 {
-    auto t = std::make_unique<xtask>();
+    auto t = std::make_unique<explore_task>();
     t->id = static_cast<int>(tasks_.size());
     t->name = std::move(name);
     t->cpu = cpu % cfg_.cpus;
     t->kernel = kernel;
     t->body = std::move(body);
-    xtask& ref = *t;
+    explore_task& ref = *t;
     pooled_stack alloc;
     ctx::stack_context sc = alloc.allocate();
     ref.stack_base = static_cast<char*>(sc.sp) - sc.size;
@@ -152,22 +69,22 @@ int explore_env::spawn(std::string name, unsigned cpu, std::function<void()> bod
                          kernel::task_fiber_main(
                              sched_fiber_, tearing_down_, ref.body, task_error_,
                              [this](ctx::fiber&& from) { sched_fiber_ = std::move(from); },
-                             [&ref] { ref.state = tstate::exited; }));
+                             [&ref] { ref.state = task_state::exited; }));
     tasks_.push_back(std::move(t));
-    mark_global();  // a new candidate
+    commute_with_nothing();  // a new candidate
     return ref.id;
 }
 
 void explore_env::fail(std::string what)
 {
-    mark_global();
+    commute_with_nothing();
     if (!violation_)
         violation_ = std::move(what);
 }
 
 void explore_env::warn(const char* what)
 {
-    mark_global();
+    commute_with_nothing();
     if (cfg_.fatal_warnings) {
         fail(std::string("the model warned: ") + what);
         return;
@@ -181,15 +98,6 @@ void explore_env::note(std::string text)
 {
     if (in_task())
         current().notes.push_back(std::move(text));
-}
-
-bool explore_env::is_freed(const void* p) const
-{
-    const char* c = static_cast<const char*>(p);
-    for (const range& r : freed_)
-        if (c >= r.lo && c < r.hi)
-            return true;
-    return false;
 }
 
 // The memory stays quarantined, so the access itself is harmless: the
@@ -207,14 +115,14 @@ void explore_env::point(op_kind k, const void* addr, const loc& l)
 {
     if (!in_task())
         return;
-    xtask& self = current();
+    explore_task& self = current();
     self.pending = op_event{k, addr, 0, 0, self.cpu, l.function_name(), {}};
     if (tearing_down_)
         return;
     sched_fiber_ = std::move(sched_fiber_).resume();
     self.pending.cpu = self.cpu;
     check_access(addr);
-    if (record_footprints) {
+    if (cfg_.record_footprints) {
         switch (k) {
         case op_kind::percpu_inc:
         case op_kind::percpu_dec:
@@ -241,19 +149,20 @@ void explore_env::done(long before, long after)
 {
     if (!in_task())
         return;
-    xtask& self = current();
+    explore_task& self = current();
     self.pending.before = before;
     self.pending.after = after;
     self.last = self.pending;
-    if (on_op && !tearing_down_)
-        on_op(self, self.last);
+    if (!tearing_down_)
+        for (explore_observer* o : observers_)
+            o->on_op(self, self.last);
 }
 
 void explore_env::yield_point(op_event ev)
 {
     if (!in_task())
         return;
-    xtask& self = current();
+    explore_task& self = current();
     const std::string note_text = ev.note;
     point(ev.kind, nullptr, loc::current());
     self.pending.function = "";
@@ -271,10 +180,10 @@ bool explore_env::block(const char* in, const void* on)
 {
     if (!in_task() || tearing_down_)
         return false;
-    xtask& self = current();
+    explore_task& self = current();
     if (!self.sleep_begins())
         return true;
-    self.state = tstate::blocked;
+    self.state = task_state::blocked;
     self.blocked_in = in;
     self.blocked_on = on;
     sched_fiber_ = std::move(sched_fiber_).resume();
@@ -283,247 +192,16 @@ bool explore_env::block(const char* in, const void* on)
     return true;
 }
 
-void explore_env::wake(xtask& t)
+void explore_env::wake(explore_task& t)
 {
-    if (t.state == tstate::exited)
+    if (t.state == task_state::exited)
         return;
     record_access(&t, true);
-    if (t.state == tstate::blocked) {
-        t.state = tstate::runnable;
+    if (t.state == task_state::blocked) {
+        t.state = task_state::runnable;
         return;
     }
     t.wake_running();
-}
-
-void explore_env::leave_section(xtask& t)
-{
-    if (!t.in_section())
-        ++t.section_gen;
-}
-
-void explore_env::preempt_disable()
-{
-    if (!in_task())
-        return;
-    const bool was = current().in_section();
-    ++current().preempt_count;
-    record_section_change(current(), was);
-}
-
-void explore_env::preempt_enable()
-{
-    if (!in_task())
-        return;
-    const bool was = current().in_section();
-    --current().preempt_count;
-    leave_section(current());
-    record_section_change(current(), was);
-}
-
-void explore_env::rcu_read_lock()
-{
-    if (!in_task())
-        return;
-    const bool was = current().in_section();
-    ++current().rcu_nesting;
-    record_section_change(current(), was);
-}
-
-void explore_env::rcu_read_unlock()
-{
-    if (!in_task())
-        return;
-    const bool was = current().in_section();
-    --current().rcu_nesting;
-    leave_section(current());
-    record_section_change(current(), was);
-}
-
-void explore_env::this_cpu_inc(percpu_uint& p, loc l)
-{
-    point(op_kind::percpu_inc, &p, l);
-    const unsigned cpu = in_task() ? current().cpu : 0;
-    record_access(&p, true, cpu);
-    const long before = p.v[cpu];
-    ++p.v[cpu];
-    done(before, p.v[cpu]);
-}
-
-void explore_env::this_cpu_dec(percpu_uint& p, loc l)
-{
-    point(op_kind::percpu_dec, &p, l);
-    const unsigned cpu = in_task() ? current().cpu : 0;
-    record_access(&p, true, cpu);
-    const long before = p.v[cpu];
-    --p.v[cpu];
-    done(before, p.v[cpu]);
-}
-
-unsigned explore_env::per_cpu_read(const percpu_uint& p, unsigned cpu, loc l)
-{
-    point(op_kind::percpu_read, &p, l);
-    record_access(&p, false, cpu);
-    const unsigned v = p.v[cpu];
-    done(v, v);
-    return v;
-}
-
-void explore_env::per_cpu_write(percpu_uint& p, unsigned cpu, unsigned v, loc l)
-{
-    point(op_kind::percpu_write, &p, l);
-    record_access(&p, true, cpu);
-    const long before = p.v[cpu];
-    p.v[cpu] = v;
-    if (in_task())
-        current().pending.cpu = cpu;  // the counter written, not where the writer runs
-    done(before, v);
-}
-
-void explore_env::call_rcu_hurry(model::rcu_head* head, void (*func)(model::rcu_head*))
-{
-    head->func = func;
-    record_access(&gp_, true);
-    gp_.call_rcu(in_task() ? current().cpu : 0, [head] { head->func(head); });
-    note("call_rcu");
-}
-
-void explore_env::synchronize_rcu(loc l)
-{
-    kernel::might_sleep(in_task() ? &current() : nullptr, "synchronize_rcu()");
-    point(op_kind::sync_rcu, nullptr, l);
-    xtask& self = current();
-    self.rcu_cookie = get_state_synchronize_rcu();
-    while (gp_.completed() < self.rcu_cookie)
-        block("synchronize_rcu", this);
-    self.rcu_cookie = 0;
-    done(0, 0);
-}
-
-void explore_env::warn_might_sleep(const char* call)
-{
-    const std::string what =
-        std::string("do not call blocking ops when !TASK_RUNNING: ") + call + " in a wait_var_event() condition";
-    warn(what.c_str());
-}
-
-// struct mutex (sim/kernel/mutex.h): taking it and handing it over are the
-// step; a contender's sleep is a block of its own.
-void explore_env::mutex_lock(mutex_t& m, loc l)
-{
-    kernel::task_struct* self = in_task() ? &current() : nullptr;
-    point(op_kind::mutex_lock, &m, l);
-    kernel::mutex_lock(
-        m, self,
-        [&] {
-            if (m.owner && !tearing_down_)
-                return false;
-            m.owner = self;
-            return true;
-        },
-        [&] { return m.owner == self; }, [&] { block("mutex_lock", &m); });
-    done(0, 1);
-}
-
-void explore_env::mutex_unlock(mutex_t& m, loc l)
-{
-    point(op_kind::mutex_unlock, &m, l);
-    kernel::mutex_unlock(
-        m, [&](kernel::task_struct* next) { m.owner = next; },
-        [this](kernel::task_struct& next) { wake(static_cast<xtask&>(next)); });
-    done(1, 0);
-}
-
-// spin_lock() disables preemption: the task keeps its CPU while it spins.
-void explore_env::spin_lock(spinlock_t& s, loc l)
-{
-    point(op_kind::spin_lock, &s, l);
-    if (in_task()) {
-        const bool was = current().in_section();
-        ++current().preempt_count;
-        record_section_change(current(), was);
-    }
-    while (s.owner >= 0 && !tearing_down_) {
-        spinners_[&s].push_back(current_);
-        block("spin_lock", &s);
-    }
-    s.owner = current_;
-    done(0, 1);
-}
-
-void explore_env::spin_unlock(spinlock_t& s, loc l)
-{
-    point(op_kind::spin_unlock, &s, l);
-    s.owner = -1;
-    auto it = spinners_.find(&s);
-    if (it != spinners_.end()) {
-        std::vector<int> waiters = std::move(it->second);
-        spinners_.erase(it);
-        for (int id : waiters)
-            wake(*tasks_[static_cast<std::size_t>(id)]);
-    }
-    if (in_task()) {
-        const bool was = current().in_section();
-        --current().preempt_count;
-        leave_section(current());
-        record_section_change(current(), was);
-    }
-    done(1, 0);
-}
-
-void explore_env::wake_up_var(const void* var)
-{
-    record_access(var, true);
-    var_waits_.wake_up(var, [this](kernel::task_struct& t) { wake(static_cast<xtask&>(t)); });
-}
-
-void explore_env::wake_up_task(void* t)
-{
-    auto* x = static_cast<xtask*>(t);
-    if (on_op && in_task() && !tearing_down_) {
-        op_event ev{op_kind::wake_task, x, 0, 0, current().cpu, "wake_up_task", {}};
-        on_op(current(), ev);
-    }
-    note("wake_up_task " + x->name);
-    wake(*x);
-}
-
-int explore_env::futex_get_value(std::uint64_t uaddr, std::uint32_t* out, loc l)
-{
-    auto it = user_memory.find(uaddr);
-    if (it == user_memory.end())
-        return -model::EFAULT_;
-    *out = atomic_read(it->second, l);
-    return 0;
-}
-
-int explore_env::arch_futex_atomic_op_inuser(int op, int oparg, int* oval, std::uint64_t uaddr, loc l)
-{
-    auto it = user_memory.find(uaddr);
-    if (it == user_memory.end())
-        return -model::EFAULT_;
-    point(op_kind::add_return, &it->second, l);
-    const std::uint32_t old = it->second.v;
-    const int ret = model::futex_atomic_op_inuser_local(op, static_cast<std::uint32_t>(oparg), old,
-                                                        &it->second.v);
-    *oval = static_cast<int>(old);
-    done(old, it->second.v);
-    return ret;
-}
-
-void explore_env::sleep_steps(std::uint64_t steps)
-{
-    xtask& self = current();
-    self.wake_at = static_cast<std::int64_t>(step_ + steps);
-    point(op_kind::user, nullptr, loc::current());
-    self.pending.function = "";
-    self.pending.note = "nanosleep " + std::to_string(steps);
-    if (cfg_.timing_choices)  // it may end at any point: a choice, not a count
-        block("nanosleep", nullptr);
-    else
-        while (static_cast<std::int64_t>(step_) < self.wake_at)
-            block("nanosleep", nullptr);
-    self.wake_at = -1;
-    done(0, 0);
 }
 
 // --- the scheduler -------------------------------------------------------
@@ -533,12 +211,14 @@ std::vector<int> explore_env::candidates() const
     std::vector<int> out;
     for (const auto& t : tasks_) {
         // With timing as choices a sleeper with a timeout may wake now.
-        const bool timer = cfg_.timing_choices && t->state == tstate::blocked && t->wake_at >= 0;
-        if (t->state != tstate::runnable && !timer)
+        const bool timer =
+            cfg_.timing_choices && t->state == task_state::blocked && t->wake_at >= 0;
+        if (t->state != task_state::runnable && !timer)
             continue;
         bool cpu_taken = false;  // by another task in a non-preemptible section
         for (const auto& u : tasks_)
-            if (u.get() != t.get() && u->state != tstate::exited && u->cpu == t->cpu && u->in_section())
+            if (u.get() != t.get() && u->state != task_state::exited && u->cpu == t->cpu &&
+                u->in_section())
                 cpu_taken = true;
         if (!cpu_taken)
             out.push_back(t->id);
@@ -546,210 +226,7 @@ std::vector<int> explore_env::candidates() const
     return out;
 }
 
-bool explore_env::rcu_work_pending() const
-{
-    if (gp_.callbacks_waiting() || gp_.frees_waiting())
-        return true;
-    for (const auto& t : tasks_)
-        if (t->rcu_cookie > gp_.completed())
-            return true;
-    return false;
-}
-
-void explore_env::start_gp()
-{
-    gp_.start_gp();
-    gp_started_ = step_;
-    // gp_steps steps for each thread, so that a grace period gives every
-    // thread about as much progress whether there are 2 or 16 of them.
-    std::uint64_t live = 0;
-    for (const auto& t : tasks_)
-        live += !t->kernel && t->state != tstate::exited;
-    gp_length_ = cfg_.gp_steps * std::max<std::uint64_t>(1, live);
-    gp_readers_.clear();
-    for (const auto& t : tasks_)
-        if (t->state != tstate::exited && t->in_section())
-            gp_readers_.emplace_back(t->id, t->section_gen);
-}
-
-void explore_env::end_gp()
-{
-    kernel::rcu_gp::ended done = gp_.end_gp();
-    for (auto& cb : done.callbacks)
-        due_.push_back(std::move(cb));
-    if (!due_.empty())
-        wake(*tasks_[static_cast<std::size_t>(rcu_task_)]);
-    for (auto& free : done.frees)  // kvfree_rcu(): no callback task here
-        free();
-    for (auto& t : tasks_)
-        if (t->rcu_cookie && t->rcu_cookie <= gp_.completed())
-            wake(*t);
-}
-
-// Grace periods and timers at the current step. Returns the next step at
-// which something is due when nothing can run now (-1: nothing ever).
-bool explore_env::advance_time()
-{
-    if (cfg_.timing_choices) {
-        // Nothing is due by the step count: grace-period ends and timeouts
-        // are candidates (candidates(), run()). A new grace period starts
-        // as soon as the last one ended, as on a live system.
-        if (gp_.gp_active())
-            std::erase_if(gp_readers_, [this](const auto& r) {
-                const xtask& t = *tasks_[static_cast<std::size_t>(r.first)];
-                return t.section_gen != r.second || !t.in_section();
-            });
-        else
-            start_gp();
-        return true;
-    }
-    for (auto& t : tasks_)
-        if (t->state == tstate::blocked && t->wake_at >= 0 && static_cast<std::int64_t>(step_) >= t->wake_at) {
-            t->timed_out = true;
-            wake(*t);
-        }
-    if (gp_.gp_active()) {
-        std::erase_if(gp_readers_, [this](const auto& r) {
-            const xtask& t = *tasks_[static_cast<std::size_t>(r.first)];
-            return t.section_gen != r.second || !t.in_section();
-        });
-        // The callbacks of the last grace period run before the next one
-        // ends (the kernel invokes them promptly; here the rcu task is one
-        // candidate among many, and a slow pick must not look like a stall).
-        if (gp_readers_.empty() && due_.empty() && step_ >= gp_started_ + gp_length_)
-            end_gp();
-    }
-    // Grace periods keep coming while anything runs, as on a live system
-    // (other CPUs, other processes): a stalled pivot is measured against them.
-    if (!gp_.gp_active())
-        start_gp();
-    return true;
-}
-
-void explore_env::rcu_task_body()
-{
-    xtask& self = current();
-    for (;;) {
-        while (due_.empty())
-            block("idle", this);
-        const kernel::rcu_gp::ready_callback cb = std::move(due_.front());
-        due_.erase(due_.begin());
-        // Move to the callback's CPU first, as a step of its own: the
-        // softirq then starts only when no task there is in a section.
-        self.cpu = cb.cpu;
-        user_step("softirq on cpu" + std::to_string(cb.cpu));
-        ++self.preempt_count;  // softirq: not preemptible
-        note("rcu callback");
-        cb.fn();
-        --self.preempt_count;
-        leave_section(self);
-    }
-}
-
-// --- exhaustive search support -------------------------------------------
-
-void explore_env::record_object(std::uint64_t id, bool write, std::uint32_t sub) const
-{
-    if (record_footprints && !footprints_.empty())
-        footprints_.back().accesses.push_back(step_access{id, sub, write});
-}
-
-void explore_env::record_gp_read() const
-{
-    if (record_footprints && !footprints_.empty())
-        record_object(obj_id(obj_class::rcu, 0, 0), false);
-}
-
-void explore_env::record_access(const void* obj, bool write, std::uint32_t sub)
-{
-    if (record_footprints && !footprints_.empty())
-        record_object(object_name(obj), write, sub);
-}
-
-// What the environment can name itself: tasks, their stacks (a futex_q
-// lives on its waiter's), per-CPU counters, its own CPU and RCU state.
-std::uint64_t explore_env::object_name(const void* p) const
-{
-    if (p == &cfg_)
-        return obj_id(obj_class::cpu, 0, 0);
-    if (p == &gp_)
-        return obj_id(obj_class::rcu, 0, 0);
-    if (auto it = percpu_index_.find(p); it != percpu_index_.end())
-        return obj_id(obj_class::percpu, it->second, 0);
-    const char* c = static_cast<const char*>(p);
-    for (const auto& t : tasks_) {
-        if (p == t.get())
-            return obj_id(obj_class::task, static_cast<std::uint64_t>(t->id), 0);
-        const char* base = static_cast<const char*>(t->stack_base);
-        if (base && c >= base && c < base + stack_bytes)
-            return obj_id(obj_class::stack, static_cast<std::uint64_t>(t->id), static_cast<std::uint64_t>(c - base));
-    }
-    return reinterpret_cast<std::uintptr_t>(p);  // raw: the harness names it or the step goes global
-}
-
-void explore_env::mark_global()
-{
-    if (record_footprints && !footprints_.empty())
-        footprints_.back().global = true;
-}
-
-// Every step reads its own task (a wake-up of it writes it) and its CPU
-// (entering or leaving a non-preemptible section writes it: that decides
-// who else on the CPU is a candidate). The rcu task moves between CPUs and
-// runs callbacks: its steps commute with nothing.
-void explore_env::begin_footprint(int task)
-{
-    if (!record_footprints)
-        return;
-    footprints_.push_back(step_footprint{task, task < 0, {}});
-    if (task >= 0) {
-        const xtask& t = *tasks_[static_cast<std::size_t>(task)];
-        record_access(&t, false);
-        record_access(&cfg_, false, t.cpu);
-        if (t.kernel)
-            mark_global();
-    }
-}
-
-void explore_env::record_section_change(const xtask& t, bool was_in_section)
-{
-    if (t.in_section() != was_in_section)
-        record_access(&cfg_, true, t.cpu);
-}
-
-bool explore_env::gp_can_end() const
-{
-    return gp_.gp_active() && gp_readers_.empty() && due_.empty();
-}
-
-// A grace period ends as a step of its own (timing as choices). It writes
-// RCU's state, wakes whom it wakes, and the next grace period, which starts
-// at once, reads who is inside a read-side section on every CPU; frees
-// (kvfree_rcu) make it commute with nothing.
-void explore_env::end_gp_step(bool forced)
-{
-    ++step_;
-    begin_footprint(-1);
-    if (record_footprints) {
-        footprints_.back().global = gp_.frees_waiting();
-        record_access(&gp_, true);
-        for (unsigned cpu = 0; cpu < cfg_.cpus; cpu++)
-            record_access(&cfg_, false, cpu);
-    }
-    if (!forced)
-        ++gp_ends_chosen_;
-    xtask& rcu = *tasks_[static_cast<std::size_t>(rcu_task_)];
-    end_gp();
-    if (on_step) {
-        rcu.notes.clear();
-        op_event ev{op_kind::user, nullptr, 0, 0, rcu.cpu, "",
-                    fmt::format("grace period {} ends{}", gp_.completed(), forced ? " (nothing else can run)" : "")};
-        on_step(rcu, ev);
-    }
-    advance_time();
-}
-
-void explore_env::switch_to(xtask& t)
+void explore_env::switch_to(explore_task& t)
 {
     current_ = t.id;
     t.notes.clear();
@@ -767,55 +244,30 @@ void explore_env::run()
     advance_time();
     while (!violation_ && step_ < cfg_.max_steps) {
         const std::vector<int> c = candidates();
-        const bool offer_gp_end = cfg_.timing_choices && gp_can_end() && gp_ends_chosen_ < cfg_.max_gp_ends;
-        if (cfg_.timing_choices && c.empty() && !offer_gp_end) {
-            if (gp_can_end() && rcu_work_pending()) {
-                end_gp_step(true);  // everyone waits for it: not a choice
-                continue;
-            }
-            return;  // everyone is blocked for good, or done
-        }
+        const bool offer_gp_end =
+            cfg_.timing_choices && gp_can_end() && gp_ends_chosen_ < cfg_.max_gp_ends;
         if (c.empty() && !offer_gp_end) {
-            // Nothing can run: let time pass until a timer or a grace period is due.
-            std::int64_t next = -1;
-            for (const auto& t : tasks_)
-                if (t->state == tstate::blocked && t->wake_at >= 0 && (next < 0 || t->wake_at < next))
-                    next = t->wake_at;
-            if (gp_.gp_active() && gp_readers_.empty() && rcu_work_pending()) {
-                const auto gp_end = static_cast<std::int64_t>(gp_started_ + gp_length_);
-                if (next < 0 || gp_end < next)
-                    next = gp_end;
-            }
-            if (next < 0)
+            if (!let_time_pass())
                 return;  // everyone is blocked for good, or done
-            step_ = std::max<std::uint64_t>(step_ + 1, static_cast<std::uint64_t>(next));
-            advance_time();
             continue;
         }
         std::vector<std::uint32_t> ids(c.begin(), c.end());
         if (offer_gp_end)
             ids.push_back(gp_end_candidate);
-        std::size_t pick = 0;
-        if (chooser) {
-            const std::optional<std::size_t> choice = chooser(ids);
-            if (!choice) {
-                stopped_ = true;
-                return;
-            }
-            pick = *choice;
-            if (ids.size() >= 2)
-                chosen_.push_back(static_cast<unsigned>(pick));
-        } else {
-            pick = strategy_->pick(ids);
+        const std::optional<std::size_t> choice = strategy_->pick_or_stop(ids);
+        if (!choice) {
+            stopped_ = true;
+            return;
         }
+        const std::size_t pick = *choice;
         if (ids[pick] == gp_end_candidate) {
             end_gp_step(false);
             continue;
         }
-        xtask& t = *tasks_[ids[pick]];
+        explore_task& t = *tasks_[ids[pick]];
         ++step_;
         begin_footprint(t.id);
-        if (t.state == tstate::blocked) {  // timing as choices: its timeout ends now
+        if (t.state == task_state::blocked) {  // timing as choices: its timeout ends now
             t.timed_out = true;
             wake(t);
         }
@@ -823,10 +275,10 @@ void explore_env::run()
         t.last = t.pending;
         t.last.note += t.last.note.empty() ? "(blocks)" : " (blocks)";
         switch_to(t);
-        if (t.state == tstate::exited)
-            mark_global();  // get_nr_threads(), the CPU it held
-        if (on_step)
-            on_step(t, t.last);
+        if (t.state == task_state::exited)
+            commute_with_nothing();  // get_nr_threads(), the CPU it held
+        for (explore_observer* o : observers_)
+            o->on_step(t, t.last);
         advance_time();
     }
 }

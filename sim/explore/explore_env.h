@@ -23,9 +23,9 @@
 // and keep it, and every later access through the environment to a word
 // inside freed memory is reported (use after free), before it happens.
 //
-// Observers (sim/explore/invariants.h) see every operation after it ran,
-// with the model function that made it (std::source_location), and are
-// asked after every step whether the state is still sound.
+// Observers (sim/explore/explore_observer.h) see every operation after it
+// ran, with the model function that made it (std::source_location), every
+// tracepoint and every step.
 #pragma once
 
 #include <boost/context/fiber.hpp>
@@ -44,7 +44,11 @@
 #include "model/atomic.h"
 #include "model/env.h"
 #include "model/futex.h"
+#include "sim/explore/explore_observer.h"
+#include "sim/explore/explore_task.h"
 #include "sim/explore/footprint.h"
+#include "sim/explore/op_event.h"
+#include "sim/explore/quarantine.h"
 #include "sim/kernel/mutex.h"
 #include "sim/kernel/rcu_gp.h"
 #include "sim/kernel/task.h"
@@ -55,26 +59,6 @@
 namespace futexsim::sim::explore {
 
 using loc = std::source_location;
-
-// What one environment call did, for observers and the trace.
-enum class op_kind : std::uint8_t {
-    read, write, cmpxchg_ok, cmpxchg_fail, add_return, inc, dec,
-    percpu_inc, percpu_dec, percpu_read, percpu_write,
-    rcu_lock, rcu_unlock, preempt_off, preempt_on,
-    mutex_lock, mutex_unlock, spin_lock, spin_unlock,
-    wait_var, wake_var, wake_task, sleep, call_rcu, sync_rcu, user, syscall,
-};
-const char* op_name(op_kind k);
-
-struct op_event {
-    op_kind kind;
-    const void* addr = nullptr;  // the word, counter or lock
-    long before = 0, after = 0;  // the value (per-CPU: this CPU's counter)
-    unsigned cpu = 0;
-    const char* function = "";  // the model function that made the call
-    std::string note;           // user-level steps: what the task did
-};
-
 
 class explore_env {
 public:
@@ -89,30 +73,6 @@ public:
     using handoff_ptr = T*;
     struct spinlock_t {
         int owner = -1;
-    };
-
-    enum class tstate : std::uint8_t { runnable, blocked, exited };
-    // A task: the kernel runtime's per-task state (sim/kernel/task.h) and
-    // what the explorer schedules.
-    struct xtask : kernel::task_struct {
-        int id = 0;
-        std::string name;
-        unsigned cpu = 0;
-        bool kernel = false;
-        tstate state = tstate::runnable;
-        const char* blocked_in = "";   // what it sleeps in, for the deadlock report
-        const void* blocked_on = nullptr;
-        std::int64_t wake_at = -1;      // a timeout or a nanosleep
-        std::uint64_t rcu_cookie = 0;   // synchronize_rcu(): sleeps until completed >= cookie
-        const void* futex_q = nullptr;  // while asleep in futex_sleep()
-        std::uint64_t sleeps = 0;       // futex_sleep() calls so far: tells one sleep from the next
-        op_event pending{op_kind::user, nullptr, 0, 0, 0, "", "start"};  // performed when next picked
-        std::uint64_t section_gen = 0;  // bumps each time it leaves its outermost section
-        op_event last;                  // the operation its last step performed
-        std::vector<std::string> notes; // what else happened in its last step
-        std::function<void()> body;
-        boost::context::fiber fib;
-        void* stack_base = nullptr;  // its pooled stack (sim/explore/explore_env.cpp)
     };
 
     struct config {
@@ -132,28 +92,27 @@ public:
         // can run and RCU work is pending, one ends anyway.
         bool timing_choices = false;
         unsigned long max_gp_ends = 2;
+        // Record what every step touched (footprints()), for a strategy
+        // that prunes by it (dfs).
+        bool record_footprints = false;
     };
 
-    // Replaces the strategy when set: given the candidates, the index of the
-    // one that runs next, or nullopt to stop the run here (a driver's
-    // pruning). Called at every scheduling point, even with one candidate.
-    std::function<std::optional<std::size_t>(const std::vector<std::uint32_t>&)> chooser;
-    // Record what every step touched (footprints()), for the chooser.
-    bool record_footprints = false;
+    bool recording_footprints() const { return cfg_.record_footprints; }
     const std::vector<step_footprint>& footprints() const { return footprints_; }
-    // The choices at points with two or more candidates, when a chooser ran
-    // the run (the strategy's recorded() otherwise): a --schedule string.
-    const std::vector<unsigned>& chosen() const { return chosen_; }
-    bool stopped_by_chooser() const { return stopped_; }
+    // The strategy ended the run at a point (pick_or_stop(): dfs's pruning).
+    bool stopped_by_strategy() const { return stopped_; }
     // Harness hooks for what the model's environment calls do not show: a
     // plain access the harness makes to shared state, or a step whose
     // effect no access list describes (it then commutes with nothing).
     void record_access(const void* obj, bool write, std::uint32_t sub = 0);
-    void mark_global();
+    void commute_with_nothing();
     // The current step's footprint, for the harness to name what it can
     // (objects of class raw: the mm, the words, the hashes); nullptr when
     // not recording.
-    step_footprint* current_footprint() { return record_footprints && !footprints_.empty() ? &footprints_.back() : nullptr; }
+    step_footprint* current_footprint()
+    {
+        return cfg_.record_footprints && !footprints_.empty() ? &footprints_.back() : nullptr;
+    }
 
     explicit explore_env(const config& c);
     ~explore_env();
@@ -169,10 +128,13 @@ public:
     unsigned long completed_gps() const { return gp_.completed(); }
     bool gp_in_progress() const { return gp_.gp_active(); }
     bool rcu_work_pending() const;
-    const std::vector<std::unique_ptr<xtask>>& tasks() const { return tasks_; }
-    xtask& current() { return *tasks_[static_cast<std::size_t>(current_)]; }
+    const std::vector<std::unique_ptr<explore_task>>& tasks() const { return tasks_; }
+    explore_task& current() { return *tasks_[static_cast<std::size_t>(current_)]; }
     bool in_task() const { return current_ >= 0; }
     const schedule_strategy& strategy() const { return *strategy_; }
+    // Runs with `s` instead of the strategy config::strategy names: one made
+    // for this run by a search over many (sim/explore/dfs_strategy.h).
+    void use_strategy(std::unique_ptr<schedule_strategy> s) { strategy_ = std::move(s); }
     // Stop the run with this violation (the first one is kept).
     void fail(std::string what);
     const std::optional<std::string>& violation() const { return violation_; }
@@ -186,16 +148,15 @@ public:
     // user load): a scheduling point with a note for the trace.
     void user_step(std::string note);
 
-    // Observers: after every operation; after every step.
-    std::function<void(const xtask&, const op_event&)> on_op;
-    std::function<void(const xtask&, const op_event&)> on_step;
-    std::function<void(const model::trace_point&)> on_trace;
+    // Observers, told in the order added (sim/explore/explore_observer.h).
+    void add_observer(explore_observer& o) { observers_.push_back(&o); }
+    const std::vector<explore_observer*>& observers() const { return observers_; }
 
     unsigned nr_threads = 0;  // get_nr_threads(): the harness keeps it
     std::map<std::uint64_t, word<std::uint32_t>> user_memory;
 
     // Quarantine: is `p` inside memory the model freed?
-    bool is_freed(const void* p) const;
+    bool is_freed(const void* p) const { return quarantine_.holds(p); }
 
     // --- the model's environment interface ----------------------------
     unsigned smp_processor_id() const { return tasks_[static_cast<std::size_t>(current_)]->cpu; }
@@ -340,7 +301,7 @@ public:
     model::sleep_end futex_sleep(Q* q, long timeout_ns, loc l = loc::current())
     {
         point(op_kind::sleep, q, l);
-        xtask& self = current();
+        explore_task& self = current();
         self.futex_q = q;
         ++self.sleeps;
         self.timed_out = false;
@@ -358,14 +319,14 @@ public:
     template <class T>
     void kvfree(T* p)
     {
-        mark_global();  // every later access to it is a violation
-        quarantine(p);
+        commute_with_nothing();  // every later access to it is a violation
+        quarantine_.keep(p);
     }
     template <class T>
     void kvfree_rcu(T* p)
     {
         record_access(&gp_, true);
-        gp_.defer_free([this, p] { quarantine(p); });
+        gp_.defer_free([this, p] { quarantine_.keep(p); });
     }
 
     void warn(const char* what);
@@ -376,9 +337,9 @@ public:
         // The pivot's tracepoints feed the harness's pivot statistics,
         // ordered across tasks; the per-reference ones only count.
         if (tp.kind != model::trace_kind::ref_get_percpu && tp.kind != model::trace_kind::ref_get_atomic)
-            mark_global();
-        if (on_trace)
-            on_trace(tp);
+            commute_with_nothing();
+        for (explore_observer* o : observers_)
+            o->on_trace(tp);
     }
 
     // nanosleep(): the current task sleeps for `steps` steps.
@@ -415,29 +376,36 @@ private:
     void pending_kind(op_kind k);
     void done(long before, long after);
     bool block(const char* in, const void* on);
-    void wake(xtask& t);
+    void wake(explore_task& t);
     void check_access(const void* addr);
-    template <class T>
-    void quarantine(T* p);
 
     std::vector<int> candidates() const;
-    bool advance_time();  // grace periods, timeouts; false if nothing left to wait for
-    void leave_section(xtask& t);
-    void rcu_task_body();
+    void switch_to(explore_task& t);
+    void nest_section(int kernel::task_struct::*depth, int by);
+    void leave_section(explore_task& t);
+
+    // RCU's step clock (rcu_step_clock.cpp).
+    void advance_time();
+    void drop_gp_readers_that_left();
+    bool let_time_pass();
     void start_gp();
     void end_gp();
-    void run_rcu_callbacks();
-    void switch_to(xtask& t);
+    bool gp_can_end() const;
+    void end_gp_step(bool forced);
+    void rcu_task_body();
 
-    struct range {
-        const char* lo;
-        const char* hi;
-    };
+    // What each step touched (step_footprints.cpp).
+    void begin_footprint(int task);
+    void record_object(std::uint64_t id, bool write, std::uint32_t sub = 0) const;
+    void record_gp_read() const;
+    void record_section_change(const explore_task& t, bool was_in_section);
+    std::uint64_t object_name(const void* p) const;
 
     config cfg_;
+    std::vector<explore_observer*> observers_;
     std::vector<std::string> warnings_;
     std::unique_ptr<schedule_strategy> strategy_;
-    std::vector<std::unique_ptr<xtask>> tasks_;
+    std::vector<std::unique_ptr<explore_task>> tasks_;
     int current_ = -1;
     std::uint64_t step_ = 0;
     bool tearing_down_ = false;
@@ -455,34 +423,13 @@ private:
 
     kernel::var_waitqueues var_waits_;
     std::unordered_map<const void*, std::vector<int>> spinners_;
-    std::vector<range> freed_;
-    std::vector<std::function<void()>> deleters_;
+    quarantine quarantine_;  // what the model freed (sim/explore/quarantine.h)
 
-    // Exhaustive search support (chooser, footprints, timing_choices).
+    // Exhaustive search support (footprints, timing_choices).
     mutable std::vector<step_footprint> footprints_;  // const reads of RCU's state record too
-    std::vector<unsigned> chosen_;
     bool stopped_ = false;
     unsigned long gp_ends_chosen_ = 0;
     std::unordered_map<const void*, std::size_t> percpu_index_;  // in allocation order
-    void record_object(std::uint64_t id, bool write, std::uint32_t sub = 0) const;
-    void record_gp_read() const;
-    std::uint64_t object_name(const void* p) const;
-    bool gp_can_end() const;
-    void end_gp_step(bool forced);
-    void begin_footprint(int task);
-    void record_section_change(const xtask& t, bool was_in_section);
 };
-
-template <class T>
-void explore_env::quarantine(T* p)
-{
-    const char* lo = reinterpret_cast<const char*>(p);
-    freed_.push_back({lo, lo + sizeof(T)});
-    if constexpr (requires { p->queues.data(); }) {
-        const char* q = reinterpret_cast<const char*>(p->queues.data());
-        freed_.push_back({q, q + p->queues.size() * sizeof(p->queues[0])});
-    }
-    deleters_.push_back([p] { delete p; });
-}
 
 }  // namespace futexsim::sim::explore

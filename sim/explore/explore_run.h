@@ -10,65 +10,20 @@
 #include <string>
 #include <vector>
 
-#include "model/kernel_version.h"
 #include "sim/explore/explore_case.h"
 #include "sim/explore/footprint.h"
-#include "sim/schedule.h"
+#include "sim/explore/run_config.h"
 
 namespace futexsim::sim::explore {
 
-// Which liveness property a run checks, on top of the safety invariants.
-enum class liveness : std::uint8_t {
-    none,
-    // Every pivot completes within `pivot_bound_gps` grace periods of its
-    // request, whatever the load (the fixes' promise; stock breaks it).
-    bounded,
-    // A pivot pending when the process goes quiet (no thread in a futex
-    // call) for at least two full grace periods is installed by the end of
-    // the first futex operation after the quiet window (stock's promise).
-    after_quiet,
-    // Once a gate is closed (a hash parked; under rwsem-gate also its
-    // `block` set), no futex call that begins takes a reference on the hash
-    // being replaced: it drains once the calls in flight leave
-    // (sim/explore/parked_drains.h). Bounded liveness stated as safety.
-    parked_drains,
-};
-
-struct run_config {
-    std::string policy = "stock";
-    model::kernel_version kernel = model::default_kernel_version;  // whose futex code runs
-    unsigned cpus = 2;
-    strategy_options strategy;  // kind, seed, pct depth, schedule prefix
-    std::uint64_t max_steps = 3000;
-    std::uint64_t gp_steps = 12;  // shortest grace period, in steps per live thread
-    liveness check = liveness::none;
-    unsigned long pivot_bound_gps = 10;  // tests/properties/property_support.h: liveness_bound_gps
-    // When nothing can run any more, every thread left must be asleep in
-    // futex_wait() (not in a lock, wait_var_event() or synchronize_rcu()).
-    bool check_sleepers = true;
-    // A model warning (WARN_ON_ONCE, might_sleep()) is a violation; when
-    // false the run only reports it, to check the other properties past it.
-    bool fatal_warnings = true;
-    std::string mutation;  // test-only builds (FUTEXSIM_MUTATIONS): a mutation point to switch on
-    // Grace-period ends and timeouts as scheduling choices, at most
-    // `max_gp_ends` grace periods ending while something else could run
-    // (explore_env::config::timing_choices): what --strategy dfs explores.
-    bool timing_choices = false;
-    unsigned long max_gp_ends = 2;
-};
-
-// A scheduling point as a driver of many runs sees it.
-struct choice_point {
-    const std::vector<std::uint32_t>& candidates;  // task ids, gp_end_candidate
-    const std::vector<bool>& timer;                // asleep: chosen, its timeout ends its sleep
-    const std::vector<step_footprint>& so_far;     // what each step until now touched
-};
+class dfs_tree;
 
 // What a driver of many runs (sim/explore/dfs.h) plugs into one.
 struct run_hooks {
-    // Replaces the strategy: the index of the candidate that runs next, or
-    // nullopt to stop the run.
-    std::function<std::optional<std::size_t>(const choice_point&)> choose;
+    // The search whose strategy runs this one instead of cfg.strategy's
+    // (sim/explore/dfs_strategy.h); it reads what each step touched, so
+    // footprints are recorded.
+    dfs_tree* search = nullptr;
     bool final_state = false;  // describe the end state (run_outcome::final_state)
 };
 
@@ -81,16 +36,13 @@ struct run_outcome {
     std::vector<unsigned> schedule;  // the choices made, replayable with --strategy replay
     std::vector<std::string> warnings;  // distinct model warnings, with fatal_warnings off
     // With run_hooks:
-    bool stopped = false;                  // the chooser stopped it
+    bool stopped = false;                    // the search's strategy stopped it
     std::vector<step_footprint> footprints;  // one per step
     // What two runs that differ only in the order of commuting steps end
     // with alike: each thread's return values and where it ended, the
     // futex words, the hash, the count, the grace periods, the verdict.
     std::string final_state;
 };
-
-// Called with one line per step (and a header), when tracing.
-using trace_sink = std::function<void(const std::string&)>;
 
 run_outcome explore_case(const run_config& cfg, const xcase& c, const trace_sink& trace = {},
                          const run_hooks* hooks = nullptr);

@@ -4,7 +4,10 @@
 //
 // The ghost follows the operations the model makes through the
 // environment, identified by the word they touch and the model function
-// that made them (std::source_location), never by changing the model:
+// that made them (std::source_location, matched against the functions
+// themselves: sim/explore/model_call_sites.h), never by changing the model.
+// An increment of futex_ref by any other function is a violation, since
+// the ghost cannot tell what it stands for. What it keeps:
 // - references held: +1 for futex_ref_get()'s per-CPU increment and for a
 //   successful cmpxchg on futex_atomic (only inc_not_zero makes one), -1
 //   for futex_ref_put()'s per-CPU decrement and atomic decrement;
@@ -21,29 +24,22 @@
 #include <string>
 #include <unordered_map>
 
-#include "model/core.h"
-#include "sim/explore/explore_env.h"
+#include "sim/explore/explored_model.h"
 
 namespace futexsim::sim::explore {
 
-using xmm = model::mm_struct<explore_env>;
-using xfph = model::private_hash<explore_env>;
-using xq = model::futex_q<explore_env>;
-
-// The bare name of the model function in a std::source_location's
-// function_name() ("bool futexsim::model::futex_ref_get(...) [with ...]").
-std::string_view bare_function(const char* pretty);
-
-class invariants {
+class invariants final : public explore_observer {
 public:
-    invariants(explore_env& env, xmm& mm, model::futex_data<explore_env>& global)
+    invariants(explore_env& env, explored_mm& mm, model::futex_data<explore_env>& global)
         : env_(env), mm_(mm), global_(global)
     {
     }
 
-    // After each operation (explore_env::on_op).
-    void on_op(const explore_env::xtask& t, const op_event& ev);
-    // After each step: the first violated invariant, or "".
+    // Follows each operation in the ghost state.
+    void on_op(const explore_task& t, const op_event& ev) override;
+    // After each step: the first violated invariant stops the run.
+    void on_step(const explore_task&, const op_event&) override;
+    // The first violated invariant, or "".
     std::string check_step();
 
     long held() const { return held_; }
@@ -59,10 +55,10 @@ public:
 private:
     std::string check_refcount() const;
     std::string check_waiters() const;
-    void got_reference(const explore_env::xtask& t);
+    void got_reference(const explore_task& t);
 
     explore_env& env_;
-    xmm& mm_;
+    explored_mm& mm_;
     model::futex_data<explore_env>& global_;
     long held_ = 0;
     bool initial_ = false;

@@ -4,8 +4,6 @@
 
 namespace futexsim::sim::explore {
 
-parked_drains::parked_drains(xmm& mm) : mm_(mm) {}
-
 // Each policy says where its gate closes (gate_closed() beside its hooks;
 // the top of parked_drains.h says why each closes where it does).
 bool parked_drains::gate_closed() const
@@ -32,24 +30,36 @@ void parked_drains::observe(std::uint64_t step)
     closed_ = closed;
 }
 
-void parked_drains::call_begins(int task, std::string op)
+void parked_drains::before_call(const xop& op)
 {
-    calls_[task] = call{++seq_, std::move(op)};
+    for (const void* w : gate_words())
+        ctx_.env.record_access(w, false);
+    observe(ctx_.env.step());
+    calls_[ctx_.env.current().id] = call{++seq_, format_op(op)};
 }
 
-void parked_drains::call_ends(int task)
+void parked_drains::on_op(const explore_task& t, const op_event&)
 {
-    calls_.erase(task);
+    const long held = ctx_.inv.held();
+    const bool taken = held > held_seen_;
+    held_seen_ = held;
+    if (!taken)
+        return;
+    observe(ctx_.env.step());
+    if (ctx_.env.violation())
+        return;
+    if (const std::string v = reference_taken(t); !v.empty())
+        ctx_.env.fail(v);
 }
 
-std::string parked_drains::reference_taken(const explore_env::xtask& t)
+std::string parked_drains::reference_taken(const explore_task& t)
 {
     if (!closed_)
         return {};
     const auto it = calls_.find(t.id);
     if (it == calls_.end() || it->second.seq < closed_seq_)
         return {};  // in flight when the gate closed: the race every gate allows
-    const xfph* cur = mm_.futex_phash.v;
+    const explored_hash* cur = mm_.futex_phash.v;
     return fmt::format("parked hash does not drain: {} took a reference on the hash being replaced ({} slots) in "
                        "{}, a call that began after {}'s gate closed at step {}",
                        t.name, model::fph_slots(cur), it->second.op,

@@ -43,34 +43,39 @@
 #include <unordered_map>
 #include <vector>
 
-#include "sim/explore/invariants.h"
+#include "sim/explore/explore_observer.h"
+#include "sim/explore/run_context.h"
 
 namespace futexsim::sim::explore {
 
-class parked_drains {
+class parked_drains final : public explore_observer {
 public:
-    explicit parked_drains(xmm& mm);
+    explicit parked_drains(const run_context& ctx) : ctx_(ctx), mm_(ctx.mm) {}
 
+    // A reference taken (the references held grew) is checked.
+    void on_op(const explore_task& t, const op_event&) override;
+    void on_step(const explore_task&, const op_event&) override { observe(ctx_.env.step()); }
+    void before_call(const xop& op) override;
+    void after_call(const xop&, long) override { calls_.erase(ctx_.env.current().id); }
+
+private:
     // Notes the gate closing or opening; called after every step and before
     // each check, the points where another task may run.
     void observe(std::uint64_t step);
     // The words the gate reads: a call's entry reads them, so that the
     // reduction orders the entry against the gate's closing.
     std::vector<const void*> gate_words() const;
-
-    void call_begins(int task, std::string op);
-    void call_ends(int task);
     // Task `t` took a reference on the current hash: the violation, or "".
-    std::string reference_taken(const explore_env::xtask& t);
-
-private:
+    std::string reference_taken(const explore_task& t);
     bool gate_closed() const;
 
     struct call {
         std::uint64_t seq;
         std::string op;
     };
-    xmm& mm_;
+    const run_context& ctx_;
+    explored_mm& mm_;
+    long held_seen_ = 0;     // the references held after the last operation
     std::uint64_t seq_ = 0;  // orders calls' entries against the gate's closings
     bool closed_ = false;
     std::uint64_t closed_seq_ = 0;

@@ -1,0 +1,219 @@
+// The primitives the model calls through the explorer's environment
+// (model/env.h), each a scheduling point: non-preemptible and read-side
+// sections, per-CPU counters, RCU's calls, the hash mutex and bucket
+// spinlocks, wake-ups, user memory, nanosleep.
+#include "sim/explore/explore_env.h"
+
+#include <string>
+
+namespace futexsim::sim::explore {
+
+void explore_env::leave_section(explore_task& t)
+{
+    if (!t.in_section())
+        ++t.section_gen;
+}
+
+// The current task's preempt_count or rcu_nesting goes up or down by one.
+// Leaving its outermost section ends a generation (a grace period waits
+// for the readers of its start only), and entering or leaving any section
+// changes who else may run on its CPU.
+void explore_env::nest_section(int kernel::task_struct::*depth, int by)
+{
+    if (!in_task())
+        return;
+    explore_task& t = current();
+    const bool was = t.in_section();
+    t.*depth += by;
+    if (by < 0)
+        leave_section(t);
+    record_section_change(t, was);
+}
+
+void explore_env::preempt_disable() { nest_section(&kernel::task_struct::preempt_count, +1); }
+void explore_env::preempt_enable() { nest_section(&kernel::task_struct::preempt_count, -1); }
+void explore_env::rcu_read_lock() { nest_section(&kernel::task_struct::rcu_nesting, +1); }
+void explore_env::rcu_read_unlock() { nest_section(&kernel::task_struct::rcu_nesting, -1); }
+
+void explore_env::this_cpu_inc(percpu_uint& p, loc l)
+{
+    point(op_kind::percpu_inc, &p, l);
+    const unsigned cpu = in_task() ? current().cpu : 0;
+    record_access(&p, true, cpu);
+    const long before = p.v[cpu];
+    ++p.v[cpu];
+    done(before, p.v[cpu]);
+}
+
+void explore_env::this_cpu_dec(percpu_uint& p, loc l)
+{
+    point(op_kind::percpu_dec, &p, l);
+    const unsigned cpu = in_task() ? current().cpu : 0;
+    record_access(&p, true, cpu);
+    const long before = p.v[cpu];
+    --p.v[cpu];
+    done(before, p.v[cpu]);
+}
+
+unsigned explore_env::per_cpu_read(const percpu_uint& p, unsigned cpu, loc l)
+{
+    point(op_kind::percpu_read, &p, l);
+    record_access(&p, false, cpu);
+    const unsigned v = p.v[cpu];
+    done(v, v);
+    return v;
+}
+
+void explore_env::per_cpu_write(percpu_uint& p, unsigned cpu, unsigned v, loc l)
+{
+    point(op_kind::percpu_write, &p, l);
+    record_access(&p, true, cpu);
+    const long before = p.v[cpu];
+    p.v[cpu] = v;
+    if (in_task())
+        current().pending.cpu = cpu;  // the counter written, not where the writer runs
+    done(before, v);
+}
+
+void explore_env::call_rcu_hurry(model::rcu_head* head, void (*func)(model::rcu_head*))
+{
+    head->func = func;
+    record_access(&gp_, true);
+    gp_.call_rcu(in_task() ? current().cpu : 0, [head] { head->func(head); });
+    note("call_rcu");
+}
+
+void explore_env::synchronize_rcu(loc l)
+{
+    kernel::might_sleep(in_task() ? &current() : nullptr, "synchronize_rcu()");
+    point(op_kind::sync_rcu, nullptr, l);
+    explore_task& self = current();
+    self.rcu_cookie = get_state_synchronize_rcu();
+    while (gp_.completed() < self.rcu_cookie)
+        block("synchronize_rcu", this);
+    self.rcu_cookie = 0;
+    done(0, 0);
+}
+
+void explore_env::warn_might_sleep(const char* call)
+{
+    const std::string what = std::string("do not call blocking ops when !TASK_RUNNING: ") + call +
+                             " in a wait_var_event() condition";
+    warn(what.c_str());
+}
+
+// struct mutex (sim/kernel/mutex.h): taking it and handing it over are the
+// step; a contender's sleep is a block of its own.
+void explore_env::mutex_lock(mutex_t& m, loc l)
+{
+    kernel::task_struct* self = in_task() ? &current() : nullptr;
+    point(op_kind::mutex_lock, &m, l);
+    kernel::mutex_lock(
+        m, self,
+        [&] {
+            if (m.owner && !tearing_down_)
+                return false;
+            m.owner = self;
+            return true;
+        },
+        [&] { return m.owner == self; }, [&] { block("mutex_lock", &m); });
+    done(0, 1);
+}
+
+void explore_env::mutex_unlock(mutex_t& m, loc l)
+{
+    point(op_kind::mutex_unlock, &m, l);
+    kernel::mutex_unlock(
+        m, [&](kernel::task_struct* next) { m.owner = next; },
+        [this](kernel::task_struct& next) { wake(static_cast<explore_task&>(next)); });
+    done(1, 0);
+}
+
+// spin_lock() disables preemption: the task keeps its CPU while it spins.
+void explore_env::spin_lock(spinlock_t& s, loc l)
+{
+    point(op_kind::spin_lock, &s, l);
+    nest_section(&kernel::task_struct::preempt_count, +1);
+    while (s.owner >= 0 && !tearing_down_) {
+        spinners_[&s].push_back(current_);
+        block("spin_lock", &s);
+    }
+    s.owner = current_;
+    done(0, 1);
+}
+
+void explore_env::spin_unlock(spinlock_t& s, loc l)
+{
+    point(op_kind::spin_unlock, &s, l);
+    s.owner = -1;
+    auto it = spinners_.find(&s);
+    if (it != spinners_.end()) {
+        std::vector<int> waiters = std::move(it->second);
+        spinners_.erase(it);
+        for (int id : waiters)
+            wake(*tasks_[static_cast<std::size_t>(id)]);
+    }
+    nest_section(&kernel::task_struct::preempt_count, -1);
+    done(1, 0);
+}
+
+void explore_env::wake_up_var(const void* var)
+{
+    record_access(var, true);
+    var_waits_.wake_up(var,
+                       [this](kernel::task_struct& t) { wake(static_cast<explore_task&>(t)); });
+}
+
+void explore_env::wake_up_task(void* t)
+{
+    auto* x = static_cast<explore_task*>(t);
+    if (in_task() && !tearing_down_) {
+        const op_event ev{op_kind::wake_task, x, 0, 0, current().cpu, "wake_up_task", {}};
+        for (explore_observer* o : observers_)
+            o->on_op(current(), ev);
+    }
+    note("wake_up_task " + x->name);
+    wake(*x);
+}
+
+int explore_env::futex_get_value(std::uint64_t uaddr, std::uint32_t* out, loc l)
+{
+    auto it = user_memory.find(uaddr);
+    if (it == user_memory.end())
+        return -model::EFAULT_;
+    *out = atomic_read(it->second, l);
+    return 0;
+}
+
+int explore_env::arch_futex_atomic_op_inuser(int op, int oparg, int* oval, std::uint64_t uaddr,
+                                             loc l)
+{
+    auto it = user_memory.find(uaddr);
+    if (it == user_memory.end())
+        return -model::EFAULT_;
+    point(op_kind::add_return, &it->second, l);
+    const std::uint32_t old = it->second.v;
+    const int ret = model::futex_atomic_op_inuser_local(op, static_cast<std::uint32_t>(oparg), old,
+                                                        &it->second.v);
+    *oval = static_cast<int>(old);
+    done(old, it->second.v);
+    return ret;
+}
+
+void explore_env::sleep_steps(std::uint64_t steps)
+{
+    explore_task& self = current();
+    self.wake_at = static_cast<std::int64_t>(step_ + steps);
+    point(op_kind::user, nullptr, loc::current());
+    self.pending.function = "";
+    self.pending.note = "nanosleep " + std::to_string(steps);
+    if (cfg_.timing_choices)  // it may end at any point: a choice, not a count
+        block("nanosleep", nullptr);
+    else
+        while (static_cast<std::int64_t>(step_) < self.wake_at)
+            block("nanosleep", nullptr);
+    self.wake_at = -1;
+    done(0, 0);
+}
+
+}  // namespace futexsim::sim::explore

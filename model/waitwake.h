@@ -59,12 +59,13 @@ inline bool futex_match(const futex_key& a, const futex_key& b)
 }
 
 // CLASS(hb, name)(&key) (DEFINE_CLASS(hb, ...) in futex.h): futex_hash() on
-// entering the scope, futex_hash_put() on leaving it, however it is left.
+// entering the scope, futex_hash_put() on leaving it, however it is left
+// (noexcept(false), as model/cleanup.h's guards).
 template <class Env>
 struct hb_ref {
     futex_hash_bucket<Env>* const hb;
     hb_ref(mm_struct<Env>* mm, const futex_key& key) : hb(futex_hash(mm, key)) {}
-    ~hb_ref()
+    ~hb_ref() noexcept(false)
     {
         if (hb)
             futex_hash_put(hb);

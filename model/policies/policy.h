@@ -84,7 +84,7 @@ struct policy_op_guard {
         if (mm->futex_policy != pivot_policy_stock) [[unlikely]]
             policy_futex_op_begin(mm, op);
     }
-    ~policy_op_guard()
+    ~policy_op_guard() noexcept(false)  // as model/cleanup.h's guards
     {
         if (mm->futex_policy != pivot_policy_stock) [[unlikely]]
             policy_futex_op_end(mm, op);

@@ -65,6 +65,30 @@ std::string human_line(const run_result& r)
 
 namespace {
 
+// The fields every backend fills the same way, in the order both JSON
+// forms print them: the slots and throughput, and the model's pivot counts.
+void throughput_json(const run_result& r, nlohmann::ordered_json& j)
+{
+    j["slots_start"] = r.slots_start;
+    j["slots_set"] = r.slots_set;
+    j["slots_end"] = r.slots_end;
+    j["ops"] = r.ops;
+    j["mops"] = r.mops;
+    j["interval_ms"] = r.interval_ms;
+    j["per_interval_mops"] = r.per_interval_mops;
+}
+
+void pivots_json(const run_result& r, nlohmann::ordered_json& j)
+{
+    j["ref_get_percpu"] = r.ref_get_percpu;
+    j["ref_get_atomic"] = r.ref_get_atomic;
+    j["pivots_requested"] = r.pivots_requested;
+    j["pivots_completed"] = r.pivots_completed;
+    j["pivot_pending_at_end"] = r.pivot_pending_at_end;
+    j["pending_ms_at_end"] = r.pending_ms_at_end;
+    j["longest_pivot_ms"] = r.longest_pivot_ms;
+}
+
 // The real backends fill only what they can observe: the kernel backend
 // sees slots and throughput, the threads backend the model's counts too,
 // neither has virtual time, events or a trace hash.
@@ -76,23 +100,11 @@ void real_json(const run_result& r, nlohmann::ordered_json& j)
     j["workload"] = r.workload;
     j["threads"] = r.threads;
     j["seconds"] = r.seconds;
-    j["slots_start"] = r.slots_start;
-    j["slots_set"] = r.slots_set;
-    j["slots_end"] = r.slots_end;
-    j["ops"] = r.ops;
-    j["mops"] = r.mops;
-    j["interval_ms"] = r.interval_ms;
-    j["per_interval_mops"] = r.per_interval_mops;
+    throughput_json(r, j);
     if (r.backend == "threads") {
         j["precheck"] = r.precheck;
         j["kernel"] = r.kernel;
-        j["ref_get_percpu"] = r.ref_get_percpu;
-        j["ref_get_atomic"] = r.ref_get_atomic;
-        j["pivots_requested"] = r.pivots_requested;
-        j["pivots_completed"] = r.pivots_completed;
-        j["pivot_pending_at_end"] = r.pivot_pending_at_end;
-        j["pending_ms_at_end"] = r.pending_ms_at_end;
-        j["longest_pivot_ms"] = r.longest_pivot_ms;
+        pivots_json(r, j);
         j["outcome"] = r.outcome;
         j["grace_periods"] = r.grace_periods;
         j["mean_grace_period_ms"] = r.mean_gp_ms;
@@ -142,21 +154,9 @@ std::string json_line(const run_result& r)
     j["threads"] = r.threads;
     j["seconds"] = r.seconds;
     j["seed"] = r.seed;
-    j["slots_start"] = r.slots_start;
-    j["slots_set"] = r.slots_set;
-    j["slots_end"] = r.slots_end;
-    j["ops"] = r.ops;
-    j["mops"] = r.mops;
-    j["interval_ms"] = r.interval_ms;
-    j["per_interval_mops"] = r.per_interval_mops;
+    throughput_json(r, j);
     j["per_interval_atomic_share"] = r.per_interval_atomic_share;
-    j["ref_get_percpu"] = r.ref_get_percpu;
-    j["ref_get_atomic"] = r.ref_get_atomic;
-    j["pivots_requested"] = r.pivots_requested;
-    j["pivots_completed"] = r.pivots_completed;
-    j["pivot_pending_at_end"] = r.pivot_pending_at_end;
-    j["pending_ms_at_end"] = r.pending_ms_at_end;
-    j["longest_pivot_ms"] = r.longest_pivot_ms;
+    pivots_json(r, j);
     j["longest_pivot_grace_periods"] = r.longest_pivot_gps;
     j["outcome"] = r.outcome;
     j["grace_periods"] = r.grace_periods;

@@ -2,8 +2,8 @@
 # experiments/kernel/build-kernel's error paths, without a download or a
 # compile: each is one line on stderr and exit status 2, before anything is
 # copied. A patch that does not apply is tried against a tiny fake tree
-# whose kernel/futex/core.c is not 7.2.13's. The shipped patches must at
-# least parse as patches of the files they name.
+# whose kernel/futex/core.c is not 7.2.13's. The shipped patches touch only
+# the futex code, and put their calls at the model's hook sites.
 set -euo pipefail
 script=$1
 patches=$(dirname "$script")/patches
@@ -56,4 +56,21 @@ for p in "$patches"/*.patch; do
 done
 grep -q "RECONSTRUCTION, NOT THE REPORTER'S CODE" "$patches/rwsem-gate.patch" \
     || fail "rwsem-gate.patch does not say it is the project's reconstruction"
-echo "all build-kernel error paths ok"
+
+# The hunks sit where the model's hooks do (docs/policies.md, "The
+# policies as kernel patches"): count the added calls per file.
+added() { awk -v f="$2" '/^\+\+\+ /{cur=$2} /^\+[^+]/ && cur=="b/" f' "$1" | grep -c -e "$3" || true; }
+wfn=$patches/wait-for-new.patch
+[ "$(added "$wfn" kernel/futex/waitwake.c 'futex_wait_for_new_hash();')" = 3 ] \
+    || fail "wait-for-new: not one wait at each of futex_wake(), futex_wake_op(), futex_wait()"
+! grep -q '^+++ b/kernel/futex/requeue.c' "$wfn" || fail "wait-for-new gates requeue, which the draft (and the model) does not"
+gate=$patches/rwsem-gate.patch
+[ "$(added "$gate" kernel/futex/waitwake.c 'CLASS(futex_gate, gate)')" = 3 ] \
+    || fail "rwsem-gate: not one read section in each of futex_wake(), futex_wake_op(), futex_wait_setup()"
+[ "$(added "$gate" kernel/futex/requeue.c 'CLASS(futex_gate, gate)')" = 1 ] \
+    || fail "rwsem-gate: futex_requeue() is not a reader"
+for p in "$wfn" "$gate"; do
+    [ "$(added "$p" kernel/futex/core.c 'futex_pivot_pending_wait(mm);')" -ge 1 ] \
+        || fail "$p does not share futex_pivot_pending_wait() as the model does"
+done
+echo "all build-kernel error paths ok; the patches' hooks are where the model's are"

@@ -6,7 +6,7 @@
 
 namespace futexsim::cli {
 
-std::string case_problem(const sim::explore::xcase& c)
+std::string case_problem(const sim::explore::case_spec& c)
 {
     if (c.threads.empty())
         return "no threads";
@@ -22,7 +22,7 @@ std::string case_problem(const sim::explore::xcase& c)
                                "after the main thread)",
                                i, created - 1);
         created += static_cast<std::size_t>(
-            std::count_if(t.ops.begin(), t.ops.end(), [](const sim::explore::xop& op) { return op.kind == 'C'; }));
+            std::count_if(t.ops.begin(), t.ops.end(), [](const sim::explore::case_op& op) { return op.kind == 'C'; }));
     }
     return {};
 }

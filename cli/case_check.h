@@ -10,6 +10,6 @@ namespace futexsim::cli {
 
 // Empty when every thread has operations and is created by some `C`;
 // otherwise why not.
-std::string case_problem(const sim::explore::xcase& c);
+std::string case_problem(const sim::explore::case_spec& c);
 
 }  // namespace futexsim::cli

@@ -49,7 +49,7 @@ std::string replay_program(const sim::explore::run_config& cfg)
 }
 
 // --strategy dfs: every schedule within the bounds (sim/explore/dfs.h).
-int exhaustive(replay_args& a, const sim::explore::xcase& c)
+int exhaustive(replay_args& a, const sim::explore::case_spec& c)
 {
     const sim::explore::run_config& cfg = a.cfg;
     a.dfs.interrupted = [] { return sigint_received().load(std::memory_order_relaxed); };

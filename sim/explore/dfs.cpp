@@ -13,7 +13,7 @@ namespace {
 // the tree has no point with a candidate left.
 class dfs {
 public:
-    dfs(const run_config& cfg, const xcase& c, const dfs_options& opt)
+    dfs(const run_config& cfg, const case_spec& c, const dfs_options& opt)
         : cfg_(cfg), case_(c), opt_(opt), tree_(opt.max_preemptions, opt.reduction)
     {
         cfg_.timing_choices = true;
@@ -66,7 +66,7 @@ private:
     }
 
     run_config cfg_;
-    const xcase& case_;
+    const case_spec& case_;
     const dfs_options& opt_;
     dfs_tree tree_;
     run_hooks hooks_;
@@ -75,12 +75,12 @@ private:
 
 // Every case with one operation fewer that is still a case replay accepts:
 // every thread keeps an operation, and one C per thread but the main one.
-std::vector<xcase> smaller_cases(const xcase& c)
+std::vector<case_spec> smaller_cases(const case_spec& c)
 {
-    std::vector<xcase> out;
+    std::vector<case_spec> out;
     for (std::size_t t = 0; t < c.threads.size(); t++)
         for (std::size_t i = 0; i < c.threads[t].ops.size(); i++) {
-            xcase d = c;
+            case_spec d = c;
             const bool create = d.threads[t].ops[i].kind == 'C';
             d.threads[t].ops.erase(d.threads[t].ops.begin() + static_cast<std::ptrdiff_t>(i));
             if (create) {  // the last thread goes with its C
@@ -97,12 +97,12 @@ std::vector<xcase> smaller_cases(const xcase& c)
 
 }  // namespace
 
-dfs_result explore_dfs(const run_config& cfg, const xcase& c, const dfs_options& opt)
+dfs_result explore_dfs(const run_config& cfg, const case_spec& c, const dfs_options& opt)
 {
     return dfs(cfg, c, opt).run();
 }
 
-dfs_shrunk shrink_dfs_failure(const run_config& cfg, const xcase& c, const dfs_options& opt, std::uint64_t budget)
+dfs_shrunk shrink_dfs_failure(const run_config& cfg, const case_spec& c, const dfs_options& opt, std::uint64_t budget)
 {
     dfs_options o = opt;
     o.max_executions = budget;
@@ -130,7 +130,7 @@ dfs_shrunk shrink_dfs_failure(const run_config& cfg, const xcase& c, const dfs_o
     // Then fewer operations, while the search still finds one.
     for (bool smaller = true; smaller;) {
         smaller = false;
-        for (const xcase& d : smaller_cases(best.c)) {
+        for (const case_spec& d : smaller_cases(best.c)) {
             if (opt.interrupted && opt.interrupted())
                 return best;
             ++best.attempts;

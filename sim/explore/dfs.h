@@ -58,18 +58,18 @@ struct dfs_result {
 };
 
 // `cfg`'s strategy is ignored; timing_choices is switched on.
-dfs_result explore_dfs(const run_config& cfg, const xcase& c, const dfs_options& opt);
+dfs_result explore_dfs(const run_config& cfg, const case_spec& c, const dfs_options& opt);
 
 // A violation found, made smaller: the fewest preemptions that still find
 // one, then operations dropped one at a time while the search (each
 // attempt limited to `budget` executions) still finds one.
 struct dfs_shrunk {
-    xcase c;
+    case_spec c;
     unsigned preemptions = 0;
     dfs_result result;
     unsigned attempts = 0;
 };
-dfs_shrunk shrink_dfs_failure(const run_config& cfg, const xcase& c, const dfs_options& opt,
+dfs_shrunk shrink_dfs_failure(const run_config& cfg, const case_spec& c, const dfs_options& opt,
                               std::uint64_t budget = 20000);
 
 // "preemptions <= 2, grace periods <= 2, steps <= 400, reduction on"

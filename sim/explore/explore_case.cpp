@@ -4,7 +4,7 @@
 
 namespace futexsim::sim::explore {
 
-std::string format_op(const xop& op)
+std::string format_op(const case_op& op)
 {
     const std::string a = std::to_string(op.a), b = std::to_string(op.b), n = std::to_string(op.n);
     switch (op.kind) {
@@ -20,7 +20,7 @@ std::string format_op(const xop& op)
     }
 }
 
-std::string format_case(const xcase& c)
+std::string format_case(const case_spec& c)
 {
     std::string s;
     for (std::size_t t = 0; t < c.threads.size(); t++) {
@@ -37,7 +37,7 @@ std::string format_case(const xcase& c)
     return s;
 }
 
-std::size_t case_size(const xcase& c)
+std::size_t case_size(const case_spec& c)
 {
     std::size_t n = 0;
     for (const auto& t : c.threads)
@@ -65,13 +65,13 @@ bool parse_numbers(std::string_view text, std::vector<unsigned>& out)
     return false;
 }
 
-std::optional<xop> parse_op(std::string_view text, std::string& why)
+std::optional<case_op> parse_op(std::string_view text, std::string& why)
 {
     if (text.empty()) {
         why = "an empty operation";
         return std::nullopt;
     }
-    xop op;
+    case_op op;
     op.kind = text[0];
     std::vector<unsigned> nums;
     const std::string_view rest = text.substr(1);
@@ -126,15 +126,15 @@ std::optional<xop> parse_op(std::string_view text, std::string& why)
 
 }  // namespace
 
-std::optional<xcase> parse_case(std::string_view text, std::string* error)
+std::optional<case_spec> parse_case(std::string_view text, std::string* error)
 {
     std::string why;
-    xcase c;
+    case_spec c;
     std::size_t pos = 0;
     while (true) {
         const std::size_t slash = text.find('/', pos);
         std::string_view t = text.substr(pos, slash == std::string_view::npos ? std::string_view::npos : slash - pos);
-        xthread th;
+        case_thread th;
         if (!t.empty() && t.back() == '*') {
             th.loop = true;
             t.remove_suffix(1);

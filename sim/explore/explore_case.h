@@ -31,31 +31,31 @@ namespace futexsim::sim::explore {
 inline constexpr unsigned num_words = 4;
 
 // Where futex word `w` lives in the process's user memory (explore_env's
-// user_memory): a 64-byte line each, from 0x10000.
+// user_word()): a 64-byte line each, from 0x10000.
 inline std::uint64_t word_address(unsigned w) { return 0x10000 + 64ull * w; }
 
-struct xop {
+struct case_op {
     char kind = 'G';
     unsigned a = 0, b = 0, n = 0;
-    friend bool operator==(const xop&, const xop&) = default;
+    friend bool operator==(const case_op&, const case_op&) = default;
 };
 
-struct xthread {
-    std::vector<xop> ops;
+struct case_thread {
+    std::vector<case_op> ops;
     bool loop = false;
-    friend bool operator==(const xthread&, const xthread&) = default;
+    friend bool operator==(const case_thread&, const case_thread&) = default;
 };
 
-struct xcase {
-    std::vector<xthread> threads;
-    friend bool operator==(const xcase&, const xcase&) = default;
+struct case_spec {
+    std::vector<case_thread> threads;
+    friend bool operator==(const case_spec&, const case_spec&) = default;
 };
 
-std::string format_case(const xcase& c);
+std::string format_case(const case_spec& c);
 // nullopt and a reason in `error` for text that is not a case.
-std::optional<xcase> parse_case(std::string_view text, std::string* error = nullptr);
-std::string format_op(const xop& op);
+std::optional<case_spec> parse_case(std::string_view text, std::string* error = nullptr);
+std::string format_op(const case_op& op);
 // Operations in the case: the size a shrunk counterexample is measured by.
-std::size_t case_size(const xcase& c);
+std::size_t case_size(const case_spec& c);
 
 }  // namespace futexsim::sim::explore

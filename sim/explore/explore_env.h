@@ -152,8 +152,15 @@ public:
     void add_observer(explore_observer& o) { observers_.push_back(&o); }
     const std::vector<explore_observer*>& observers() const { return observers_; }
 
-    unsigned nr_threads = 0;  // get_nr_threads(): the harness keeps it
-    std::map<std::uint64_t, word<std::uint32_t>> user_memory;
+    // The process the case interpreter runs: its thread count, which
+    // get_nr_threads() gives the model, and its user memory (the futex
+    // words), a word per address.
+    void set_nr_threads(unsigned n) { nr_threads_ = n; }
+    // The word at `uaddr`, made (0) if nothing has touched it yet.
+    word<std::uint32_t>& user_word(std::uint64_t uaddr) { return user_memory_[uaddr]; }
+    // The word at `uaddr`, which must exist (std::out_of_range if not).
+    word<std::uint32_t>& user_word_at(std::uint64_t uaddr) { return user_memory_.at(uaddr); }
+    const word<std::uint32_t>& user_word_at(std::uint64_t uaddr) const { return user_memory_.at(uaddr); }
 
     // Quarantine: is `p` inside memory the model freed?
     bool is_freed(const void* p) const { return quarantine_.holds(p); }
@@ -163,7 +170,7 @@ public:
     unsigned num_online_cpus() const { return cfg_.cpus; }
     unsigned num_possible_cpus() const { return cfg_.cpus; }
     unsigned num_possible_nodes() const { return 1; }
-    unsigned get_nr_threads() const { return nr_threads; }
+    unsigned get_nr_threads() const { return nr_threads_; }
     void preempt_disable();
     void preempt_enable();
 
@@ -348,6 +355,8 @@ public:
     void yield_point(op_event ev);
 
 private:
+    unsigned nr_threads_ = 0;
+    std::map<std::uint64_t, word<std::uint32_t>> user_memory_;
     // Both waits (sim/kernel/wait_var.h); the sleep is a step of its own.
     template <class Cond>
     void wait_var(const void* var, Cond cond, bool woken_form, loc l)

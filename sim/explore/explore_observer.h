@@ -27,10 +27,10 @@ public:
     // Around each system call of the case, in the calling task: before its
     // "enter" step, after it, once the model returned (before the "return"
     // step) and after the "return" step.
-    virtual void before_call(const xop&) {}
-    virtual void call_entered(const xop&) {}
-    virtual void call_returned(const xop&, long /*ret*/) {}
-    virtual void after_call(const xop&, long /*ret*/) {}
+    virtual void before_call(const case_op&) {}
+    virtual void call_entered(const case_op&) {}
+    virtual void call_returned(const case_op&, long /*ret*/) {}
+    virtual void after_call(const case_op&, long /*ret*/) {}
 
     // Once nothing runs any more: the run ended, was stopped by a
     // violation, or reached its step bound.

@@ -178,8 +178,8 @@ void explore_env::wake_up_task(void* t)
 
 int explore_env::futex_get_value(std::uint64_t uaddr, std::uint32_t* out, loc l)
 {
-    auto it = user_memory.find(uaddr);
-    if (it == user_memory.end())
+    auto it = user_memory_.find(uaddr);
+    if (it == user_memory_.end())
         return -model::EFAULT_;
     *out = atomic_read(it->second, l);
     return 0;
@@ -188,8 +188,8 @@ int explore_env::futex_get_value(std::uint64_t uaddr, std::uint32_t* out, loc l)
 int explore_env::arch_futex_atomic_op_inuser(int op, int oparg, int* oval, std::uint64_t uaddr,
                                              loc l)
 {
-    auto it = user_memory.find(uaddr);
-    if (it == user_memory.end())
+    auto it = user_memory_.find(uaddr);
+    if (it == user_memory_.end())
         return -model::EFAULT_;
     point(op_kind::add_return, &it->second, l);
     const std::uint32_t old = it->second.v;

@@ -31,7 +31,7 @@ namespace {
 // pivot statistics the properties and the outcome read.
 class explored_process final : public explore_observer {
 public:
-    explored_process(const run_config& cfg, const xcase& c, const trace_sink& trace,
+    explored_process(const run_config& cfg, const case_spec& c, const trace_sink& trace,
                      const run_hooks* hooks)
         : cfg_(cfg), case_(c), hooks_(hooks), env_(env_config(cfg, hooks)), futex_(env_),
           inv_(env_, mm_, futex_.global), ctx_{env_, mm_, futex_.global, inv_, pivots_, cfg_}
@@ -41,8 +41,8 @@ public:
         model::futex_set_pivot_policy(&mm_, *model::pivot_policy_id(cfg.policy));
         mm_.futex_kernel = cfg.kernel;
         for (unsigned w = 0; w < num_words; w++)
-            env_.user_memory[word_address(w)].v = 0;
-        env_.nr_threads = 1;
+            env_.user_word(word_address(w)).v = 0;
+        env_.set_nr_threads(1);
         started_.assign(c.threads.size(), false);
         thread_task_.assign(c.threads.size(), -1);
         results_.assign(c.threads.size(), {});
@@ -143,7 +143,7 @@ private:
             s += "] ";
         }
         for (unsigned w = 0; w < num_words; w++)
-            s += fmt::format("word{}={} ", w, env_.user_memory.at(word_address(w)).v);
+            s += fmt::format("word{}={} ", w, env_.user_word_at(word_address(w)).v);
         const explored_hash* cur = mm_.futex_phash.v;
         const explored_hash* next = mm_.futex_phash_new;
         s += fmt::format("hash={}{} {} new={} atomic={} percpu_sum={} held={} gps={} installed={}",
@@ -170,21 +170,21 @@ private:
 
     void thread_body(std::size_t index)
     {
-        const xthread& th = case_.threads[index];
+        const case_thread& th = case_.threads[index];
         do {
-            for (const xop& op : th.ops) {
+            for (const case_op& op : th.ops) {
                 if (env_.tearing_down())
                     return;
                 run_op(index, op);
             }
         } while (th.loop && !env_.tearing_down());
-        env_.nr_threads--;  // the thread exits
+        env_.set_nr_threads(env_.get_nr_threads() - 1);  // the thread exits
     }
 
     // One system call of thread `index`: a step to enter it, the model's
     // steps, a step to return; the observers told around each.
     template <class Call>
-    void system_call(std::size_t index, const xop& op, Call&& call)
+    void system_call(std::size_t index, const case_op& op, Call&& call)
     {
         for (explore_observer* o : env_.observers())
             o->before_call(op);
@@ -200,7 +200,7 @@ private:
             o->after_call(op, ret);
     }
 
-    void run_op(std::size_t index, const xop& op)
+    void run_op(std::size_t index, const case_op& op)
     {
         const std::uint64_t a = word_address(op.a);
         const std::uint64_t b = word_address(op.b);
@@ -209,8 +209,8 @@ private:
         case 'M':
         case 'T': {
             // A plain load, as user space does it: the harness reports it.
-            env_.record_access(&env_.user_memory[a], false);
-            const std::uint32_t val = env_.user_memory[a].v + (op.kind == 'M' ? 1 : 0);
+            env_.record_access(&env_.user_word(a), false);
+            const std::uint32_t val = env_.user_word(a).v + (op.kind == 'M' ? 1 : 0);
             env_.user_step(fmt::format("load word{} = {}", op.a, val));
             system_call(index, op, [&] {
                 return futex_.futex_wait(a, val, op.kind == 'T' ? static_cast<long>(op.n) : -1);
@@ -246,7 +246,7 @@ private:
             system_call(index, op, [&] {
                 const int ret = futex_.copy_process_futex();
                 if (next < started_.size()) {
-                    env_.nr_threads++;
+                    env_.set_nr_threads(env_.get_nr_threads() + 1);
                     start_thread(next);
                 }
                 return ret;
@@ -262,7 +262,7 @@ private:
     }
 
     const run_config& cfg_;
-    const xcase& case_;
+    const case_spec& case_;
     const run_hooks* hooks_;
     explore_env env_;
     model_process<explore_env> futex_;  // after env_: freed before it
@@ -296,7 +296,7 @@ std::vector<std::string> mutation_names()
 #endif
 }
 
-run_outcome explore_case(const run_config& cfg, const xcase& c, const trace_sink& trace, const run_hooks* hooks)
+run_outcome explore_case(const run_config& cfg, const case_spec& c, const trace_sink& trace, const run_hooks* hooks)
 {
 #ifdef FUTEXSIM_MUTATIONS
     select_mutation(cfg.mutation);
@@ -324,7 +324,7 @@ std::optional<liveness> parse_liveness(std::string_view name)
     return std::nullopt;
 }
 
-std::string replay_command(const run_config& cfg, const xcase& c, const std::string& program)
+std::string replay_command(const run_config& cfg, const case_spec& c, const std::string& program)
 {
     const std::string kernel = cfg.kernel == model::default_kernel_version
                                    ? std::string()

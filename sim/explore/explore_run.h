@@ -44,11 +44,11 @@ struct run_outcome {
     std::string final_state;
 };
 
-run_outcome explore_case(const run_config& cfg, const xcase& c, const trace_sink& trace = {},
+run_outcome explore_case(const run_config& cfg, const case_spec& c, const trace_sink& trace = {},
                          const run_hooks* hooks = nullptr);
 
 // The command line that replays this run and prints its trace.
-std::string replay_command(const run_config& cfg, const xcase& c, const std::string& program = "futexsim");
+std::string replay_command(const run_config& cfg, const case_spec& c, const std::string& program = "futexsim");
 
 std::string_view liveness_name(liveness l);
 std::optional<liveness> parse_liveness(std::string_view name);

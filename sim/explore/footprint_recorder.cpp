@@ -26,7 +26,7 @@ std::optional<std::uint64_t> footprint_recorder::object_name(std::uint64_t raw) 
     if (within(&mm, sizeof(mm)))
         return obj_id(obj_class::mm, 0, offset(&mm));
     for (unsigned w = 0; w < num_words; w++)
-        if (p == reinterpret_cast<const char*>(&ctx_.env.user_memory.at(word_address(w))))
+        if (p == reinterpret_cast<const char*>(&ctx_.env.user_word_at(word_address(w))))
             return obj_id(obj_class::word, w, 0);
     for (std::size_t i = 0; i < hashes_.size(); i++) {
         const explored_hash* h = hashes_[i];

@@ -30,7 +30,7 @@ void parked_drains::observe(std::uint64_t step)
     closed_ = closed;
 }
 
-void parked_drains::before_call(const xop& op)
+void parked_drains::before_call(const case_op& op)
 {
     for (const void* w : gate_words())
         ctx_.env.record_access(w, false);

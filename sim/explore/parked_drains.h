@@ -55,8 +55,8 @@ public:
     // A reference taken (the references held grew) is checked.
     void on_op(const explore_task& t, const op_event&) override;
     void on_step(const explore_task&, const op_event&) override { observe(ctx_.env.step()); }
-    void before_call(const xop& op) override;
-    void after_call(const xop&, long) override { calls_.erase(ctx_.env.current().id); }
+    void before_call(const case_op& op) override;
+    void after_call(const case_op&, long) override { calls_.erase(ctx_.env.current().id); }
 
 private:
     // Notes the gate closing or opening; called after every step and before

@@ -35,7 +35,7 @@ std::string step_trace::word_name(const void* addr) const
     if (addr == &mm)
         return "mm";
     for (unsigned w = 0; w < num_words; w++)
-        if (addr == &ctx_.env.user_memory.at(word_address(w)))
+        if (addr == &ctx_.env.user_word_at(word_address(w)))
             return fmt::format("word{}", w);
     const explored_hash* cur = mm.futex_phash.v;
     if (cur && addr == &cur->state)

@@ -13,7 +13,7 @@ namespace futexsim::sim::explore {
 
 class step_trace final : public explore_observer {
 public:
-    step_trace(const run_context& ctx, const xcase& c, const trace_sink& sink)
+    step_trace(const run_context& ctx, const case_spec& c, const trace_sink& sink)
         : ctx_(ctx), case_(c), sink_(sink)
     {
     }
@@ -29,7 +29,7 @@ private:
     std::string word_name(const void* addr) const;
 
     const run_context& ctx_;
-    const xcase& case_;
+    const case_spec& case_;
     const trace_sink& sink_;
 };
 

@@ -26,12 +26,12 @@ TEST_CASE("a case parses into its threads and operations and formats back to the
     const auto c = parse_case(text);
     REQUIRE(c);
     REQUIRE(c->threads.size() == 8);
-    CHECK(c->threads[0].ops == std::vector<xop>{{'C'}, {'C'}, {'K', 0, 0, 1}});
+    CHECK(c->threads[0].ops == std::vector<case_op>{{'C'}, {'C'}, {'K', 0, 0, 1}});
     CHECK(c->threads[2].loop);
-    CHECK(c->threads[2].ops == std::vector<xop>{{'T', 0, 0, 40}});
-    CHECK(c->threads[3].ops == std::vector<xop>{{'R', 0, 1, 2}});
-    CHECK(c->threads[4].ops == std::vector<xop>{{'O', 2, 3, 0}});
-    CHECK(c->threads[5].ops == std::vector<xop>{{'P', 0, 0, 64}, {'G'}});
+    CHECK(c->threads[2].ops == std::vector<case_op>{{'T', 0, 0, 40}});
+    CHECK(c->threads[3].ops == std::vector<case_op>{{'R', 0, 1, 2}});
+    CHECK(c->threads[4].ops == std::vector<case_op>{{'O', 2, 3, 0}});
+    CHECK(c->threads[5].ops == std::vector<case_op>{{'P', 0, 0, 64}, {'G'}});
     CHECK(format_case(*c) == text);
     CHECK(case_size(*c) == 11);
 }

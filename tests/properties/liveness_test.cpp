@@ -23,17 +23,17 @@ constexpr unsigned long bound_gps = liveness_bound_gps;
 
 // What the workers loop under continuous load (gen_continuous()): wake,
 // wake_op, mismatching waits and short timed waits.
-rc::Gen<std::vector<xop>> gen_load_ops()
+rc::Gen<std::vector<case_op>> gen_load_ops()
 {
     using namespace rc;
     return gen::mapcat(gen::inRange(1, 4), [](int n) {
-        return gen::container<std::vector<xop>>(
+        return gen::container<std::vector<case_op>>(
             static_cast<std::size_t>(n),
-            gen::weightedOneOf<xop>({
-                {4, gen::map(gen_word(), [](unsigned a) { return xop{'K', a, 0, 1}; })},
-                {2, gen::map(gen_word(), [](unsigned a) { return xop{'O', a, (a + 1) % 2, 0}; })},
-                {3, gen::map(gen_word(), [](unsigned a) { return xop{'M', a, 0, 0}; })},
-                {1, gen::map(gen::inRange(1u, 6u), [](unsigned n) { return xop{'T', 1, 0, n}; })},
+            gen::weightedOneOf<case_op>({
+                {4, gen::map(gen_word(), [](unsigned a) { return case_op{'K', a, 0, 1}; })},
+                {2, gen::map(gen_word(), [](unsigned a) { return case_op{'O', a, (a + 1) % 2, 0}; })},
+                {3, gen::map(gen_word(), [](unsigned a) { return case_op{'M', a, 0, 0}; })},
+                {1, gen::map(gen::inRange(1u, 6u), [](unsigned n) { return case_op{'T', 1, 0, n}; })},
             }));
     });
 }
@@ -45,11 +45,11 @@ rc::Gen<explored> gen_quiet(model::kernel_version kernel = model::default_kernel
     using namespace rc;
     auto thread_ops = gen::map(gen::pair(gen_ops(3), gen::inRange(40u, 120u)), [](auto p) {
         auto ops = p.first;
-        ops.push_back(xop{'S', 0, 0, p.second});
-        ops.push_back(xop{'K', 0, 0, 1});
+        ops.push_back(case_op{'S', 0, 0, p.second});
+        ops.push_back(case_op{'K', 0, 0, 1});
         return ops;
     });
-    return gen::map(gen::tuple(gen::inRange(6, 17), gen::container<std::vector<std::vector<xop>>>(16, thread_ops),
+    return gen::map(gen::tuple(gen::inRange(6, 17), gen::container<std::vector<std::vector<case_op>>>(16, thread_ops),
                                gen_strategy(all_strategies())),
                     [kernel](auto t) {
                         const auto& ops = std::get<1>(t);

@@ -19,14 +19,14 @@ namespace futexsim::props {
 
 using sim::explore::liveness;
 using sim::explore::run_config;
-using sim::explore::xcase;
-using sim::explore::xop;
-using sim::explore::xthread;
+using sim::explore::case_spec;
+using sim::explore::case_op;
+using sim::explore::case_thread;
 
 // One generated run: the case and everything that decides its schedule.
 struct explored {
     run_config cfg;
-    xcase c;
+    case_spec c;
 };
 
 inline void showValue(const explored& e, std::ostream& os)
@@ -98,61 +98,61 @@ inline void explore_or_fail(const explored& e, const std::string& program = "fut
 inline rc::Gen<unsigned> gen_word() { return rc::gen::inRange(0u, 2u); }
 
 // One operation of a thread (no thread creation: the main thread makes those).
-inline rc::Gen<xop> gen_op()
+inline rc::Gen<case_op> gen_op()
 {
     using namespace rc;
-    auto op1 = [](char k) { return [k](unsigned a) { return xop{k, a, 0, 0}; }; };
-    return gen::weightedOneOf<xop>({
+    auto op1 = [](char k) { return [k](unsigned a) { return case_op{k, a, 0, 0}; }; };
+    return gen::weightedOneOf<case_op>({
         {3, gen::map(gen_word(), op1('W'))},
         {3, gen::map(gen::pair(gen_word(), gen::inRange(1u, 60u)),
-                     [](auto p) { return xop{'T', p.first, 0, p.second}; })},
+                     [](auto p) { return case_op{'T', p.first, 0, p.second}; })},
         {2, gen::map(gen_word(), op1('M'))},
         {4, gen::map(gen::pair(gen_word(), gen::inRange(1u, 4u)),
-                     [](auto p) { return xop{'K', p.first, 0, p.second}; })},
-        {2, gen::map(gen::pair(gen_word(), gen_word()), [](auto p) { return xop{'O', p.first, p.second, 0}; })},
+                     [](auto p) { return case_op{'K', p.first, 0, p.second}; })},
+        {2, gen::map(gen::pair(gen_word(), gen_word()), [](auto p) { return case_op{'O', p.first, p.second, 0}; })},
         {2, gen::map(gen::pair(gen_word(), gen::inRange(0u, 3u)),
-                     [](auto p) { return xop{'R', p.first, (p.first + 1) % 2, p.second}; })},
-        {1, gen::map(gen::element(0u, 2u, 16u, 32u, 64u), [](unsigned n) { return xop{'P', 0, 0, n}; })},
-        {1, gen::just(xop{'G', 0, 0, 0})},
-        {1, gen::map(gen::inRange(1u, 40u), [](unsigned n) { return xop{'S', 0, 0, n}; })},
+                     [](auto p) { return case_op{'R', p.first, (p.first + 1) % 2, p.second}; })},
+        {1, gen::map(gen::element(0u, 2u, 16u, 32u, 64u), [](unsigned n) { return case_op{'P', 0, 0, n}; })},
+        {1, gen::just(case_op{'G', 0, 0, 0})},
+        {1, gen::map(gen::inRange(1u, 40u), [](unsigned n) { return case_op{'S', 0, 0, n}; })},
     });
 }
 
-inline rc::Gen<std::vector<xop>> gen_ops(int most)
+inline rc::Gen<std::vector<case_op>> gen_ops(int most)
 {
     return rc::gen::mapcat(rc::gen::inRange(1, most + 1),
-                           [](int n) { return rc::gen::container<std::vector<xop>>(static_cast<std::size_t>(n), gen_op()); });
+                           [](int n) { return rc::gen::container<std::vector<case_op>>(static_cast<std::size_t>(n), gen_op()); });
 }
 
 // The process every generator builds: the main thread creates one thread
 // per entry of `workers`, then runs `main_ops`; each created thread runs its
 // entry, over and over if `loop`.
-inline xcase pool_case(const std::vector<xop>& main_ops, const std::vector<std::vector<xop>>& workers, bool loop)
+inline case_spec pool_case(const std::vector<case_op>& main_ops, const std::vector<std::vector<case_op>>& workers, bool loop)
 {
-    xcase c;
-    xthread main;
-    main.ops.assign(workers.size(), xop{'C', 0, 0, 0});
+    case_spec c;
+    case_thread main;
+    main.ops.assign(workers.size(), case_op{'C', 0, 0, 0});
     main.ops.insert(main.ops.end(), main_ops.begin(), main_ops.end());
     c.threads.push_back(main);
     for (const auto& w : workers)
-        c.threads.push_back(xthread{w, loop});
+        c.threads.push_back(case_thread{w, loop});
     return c;
 }
 
 // The workers' operations: entries 1 .. threads-1 of `ops` (entry 0 is the
 // main thread's when a generator draws one list per thread).
-inline std::vector<std::vector<xop>> workers_of(const std::vector<std::vector<xop>>& ops, int threads)
+inline std::vector<std::vector<case_op>> workers_of(const std::vector<std::vector<case_op>>& ops, int threads)
 {
     return {ops.begin() + 1, ops.begin() + threads};
 }
 
 // A process of `threads` (2-16): the main thread creates the others first,
 // then does its own operations, and so does every thread.
-inline rc::Gen<xcase> gen_case(int min_threads, int max_threads, rc::Gen<std::vector<xop>> ops)
+inline rc::Gen<case_spec> gen_case(int min_threads, int max_threads, rc::Gen<std::vector<case_op>> ops)
 {
     using namespace rc;
     return gen::mapcat(gen::inRange(min_threads, max_threads + 1), [=](int threads) {
-        return gen::map(gen::pair(ops, gen::container<std::vector<std::vector<xop>>>(
+        return gen::map(gen::pair(ops, gen::container<std::vector<std::vector<case_op>>>(
                                            static_cast<std::size_t>(threads - 1), ops)),
                         [](auto p) { return pool_case(p.first, p.second, false); });
     });
@@ -195,16 +195,16 @@ inline constexpr unsigned long liveness_bound_gps = 10;
 // what 16 slots serve on 8 CPUs, so clone() asks for a pivot) and then asks
 // for 64 slots with prctl; every worker loops its `load` until the run ends.
 // The liveness bound is `bound_gps` grace periods per pivot.
-inline rc::Gen<explored> gen_continuous(std::string policy, rc::Gen<std::vector<xop>> load,
+inline rc::Gen<explored> gen_continuous(std::string policy, rc::Gen<std::vector<case_op>> load,
                                         std::vector<sim::strategy_kind> kinds, unsigned long bound_gps,
                                         model::kernel_version kernel = model::default_kernel_version)
 {
     using namespace rc;
-    return gen::map(gen::tuple(gen::inRange(2, 17), gen::container<std::vector<std::vector<xop>>>(16, load),
+    return gen::map(gen::tuple(gen::inRange(2, 17), gen::container<std::vector<std::vector<case_op>>>(16, load),
                                gen_strategy(std::move(kinds))),
                     [policy, bound_gps, kernel](auto t) {
                         explored e;
-                        e.c = pool_case({xop{'P', 0, 0, 64}}, workers_of(std::get<1>(t), std::get<0>(t)), true);
+                        e.c = pool_case({case_op{'P', 0, 0, 64}}, workers_of(std::get<1>(t), std::get<0>(t)), true);
                         e.cfg.policy = policy;
                         e.cfg.kernel = kernel;
                         e.cfg.cpus = 8;

@@ -56,18 +56,18 @@ void check_safety(const std::string& policy, std::uint64_t seed, kernel_version 
 
 // Cases heavy in SET_SLOTS, among wakes and waits: what a waiter in
 // wait_var_event(mm, futex_pivot_pending(mm)) needs around it.
-rc::Gen<std::vector<xop>> gen_pivot_heavy_ops()
+rc::Gen<std::vector<case_op>> gen_pivot_heavy_ops()
 {
     using namespace rc;
     return gen::mapcat(gen::inRange(1, 5), [](int n) {
-        return gen::container<std::vector<xop>>(
+        return gen::container<std::vector<case_op>>(
             static_cast<std::size_t>(n),
-            gen::weightedOneOf<xop>({
-                {3, gen::map(gen::element(2u, 16u, 32u, 64u), [](unsigned k) { return xop{'P', 0, 0, k}; })},
-                {3, gen::map(gen_word(), [](unsigned a) { return xop{'K', a, 0, 1}; })},
-                {2, gen::map(gen_word(), [](unsigned a) { return xop{'M', a, 0, 0}; })},
-                {1, gen::map(gen_word(), [](unsigned a) { return xop{'W', a, 0, 0}; })},
-                {2, gen::map(gen_word(), [](unsigned a) { return xop{'T', a, 0, 2}; })},
+            gen::weightedOneOf<case_op>({
+                {3, gen::map(gen::element(2u, 16u, 32u, 64u), [](unsigned k) { return case_op{'P', 0, 0, k}; })},
+                {3, gen::map(gen_word(), [](unsigned a) { return case_op{'K', a, 0, 1}; })},
+                {2, gen::map(gen_word(), [](unsigned a) { return case_op{'M', a, 0, 0}; })},
+                {1, gen::map(gen_word(), [](unsigned a) { return case_op{'W', a, 0, 0}; })},
+                {2, gen::map(gen_word(), [](unsigned a) { return case_op{'T', a, 0, 2}; })},
             }));
     });
 }

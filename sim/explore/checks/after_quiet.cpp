@@ -11,7 +11,7 @@ bool is_futex_op(char k)
 }
 }  // namespace
 
-void after_quiet_check::before_call(const xop& op)
+void after_quiet_check::before_call(const case_op& op)
 {
     explore_env& env = ctx_.env;
     env.commute_with_nothing();  // the quiet windows are the whole process's
@@ -26,9 +26,9 @@ void after_quiet_check::before_call(const xop& op)
     ++active_;
 }
 
-void after_quiet_check::call_returned(const xop&, long) { ctx_.env.commute_with_nothing(); }
+void after_quiet_check::call_returned(const case_op&, long) { ctx_.env.commute_with_nothing(); }
 
-void after_quiet_check::after_call(const xop& op, long)
+void after_quiet_check::after_call(const case_op& op, long)
 {
     explore_env& env = ctx_.env;
     if (--active_ == 0) {

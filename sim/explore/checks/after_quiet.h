@@ -15,9 +15,9 @@ class after_quiet_check final : public explore_observer {
 public:
     explicit after_quiet_check(const run_context& ctx) : ctx_(ctx) {}
 
-    void before_call(const xop& op) override;
-    void call_returned(const xop&, long) override;
-    void after_call(const xop& op, long ret) override;
+    void before_call(const case_op& op) override;
+    void call_returned(const case_op&, long) override;
+    void after_call(const case_op& op, long ret) override;
 
 private:
     const run_context& ctx_;

@@ -5,7 +5,7 @@
 namespace futexsim::sim::explore {
 
 namespace {
-bool is_wake(const xop& op) { return op.kind == 'K' || op.kind == 'O' || op.kind == 'R'; }
+bool is_wake(const case_op& op) { return op.kind == 'K' || op.kind == 'O' || op.kind == 'R'; }
 }  // namespace
 
 void lost_wakeup_check::on_op(const explore_task& t, const op_event& ev)
@@ -31,7 +31,7 @@ std::set<lost_wakeup_check::sleeper> lost_wakeup_check::sleepers_on(unsigned wor
     return out;
 }
 
-void lost_wakeup_check::call_entered(const xop& op)
+void lost_wakeup_check::call_entered(const case_op& op)
 {
     if (!is_wake(op))
         return;
@@ -41,7 +41,7 @@ void lost_wakeup_check::call_entered(const xop& op)
     woken_by_[self].clear();
 }
 
-void lost_wakeup_check::call_returned(const xop& op, long ret)
+void lost_wakeup_check::call_returned(const case_op& op, long ret)
 {
     if (!is_wake(op))
         return;
@@ -50,7 +50,7 @@ void lost_wakeup_check::call_returned(const xop& op, long ret)
     ctx_.env.commute_with_nothing();
 }
 
-void lost_wakeup_check::check(const xop& op, long ret, const std::set<sleeper>& before,
+void lost_wakeup_check::check(const case_op& op, long ret, const std::set<sleeper>& before,
                               const std::vector<int>& woken) const
 {
     explore_env& env = ctx_.env;

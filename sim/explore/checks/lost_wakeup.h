@@ -22,15 +22,15 @@ public:
     explicit lost_wakeup_check(const run_context& ctx) : ctx_(ctx) {}
 
     void on_op(const explore_task& t, const op_event& ev) override;
-    void call_entered(const xop& op) override;
-    void call_returned(const xop& op, long ret) override;
+    void call_entered(const case_op& op) override;
+    void call_returned(const case_op& op, long ret) override;
 
 private:
     // A sleeper: its task and the number of that sleep (a task woken and
     // asleep again is another waiter).
     using sleeper = std::pair<int, std::uint64_t>;
     std::set<sleeper> sleepers_on(unsigned word) const;
-    void check(const xop& op, long ret, const std::set<sleeper>& before,
+    void check(const case_op& op, long ret, const std::set<sleeper>& before,
                const std::vector<int>& woken) const;
 
     const run_context& ctx_;

@@ -12,7 +12,7 @@ void set_slots_check::on_trace(const model::trace_point& tp)
         custom_installs_.push_back(tp.slots);
 }
 
-void set_slots_check::call_entered(const xop& op)
+void set_slots_check::call_entered(const case_op& op)
 {
     if (op.kind != 'P')
         return;
@@ -21,7 +21,7 @@ void set_slots_check::call_entered(const xop& op)
     ctx_.env.commute_with_nothing();  // the counters are the process's
 }
 
-void set_slots_check::call_returned(const xop& op, long ret)
+void set_slots_check::call_returned(const case_op& op, long ret)
 {
     if (op.kind != 'P')
         return;

@@ -19,8 +19,8 @@ public:
     explicit set_slots_check(const run_context& ctx) : ctx_(ctx) {}
 
     void on_trace(const model::trace_point& tp) override;
-    void call_entered(const xop& op) override;
-    void call_returned(const xop& op, long ret) override;
+    void call_entered(const case_op& op) override;
+    void call_returned(const case_op& op, long ret) override;
 
 private:
     // What a task's SET_SLOTS saw when it began.

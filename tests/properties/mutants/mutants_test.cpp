@@ -40,10 +40,10 @@ rc::Gen<explored> gen_mutant_load(std::string policy)
 {
     using namespace rc;
     auto load = gen::mapcat(gen::inRange(1, 4), [](int n) {
-        return gen::container<std::vector<xop>>(
+        return gen::container<std::vector<case_op>>(
             static_cast<std::size_t>(n),
-            gen::weightedOneOf<xop>({{2, gen::map(gen_word(), [](unsigned a) { return xop{'K', a, 0, 1}; })},
-                                     {3, gen::map(gen_word(), [](unsigned a) { return xop{'M', a, 0, 0}; })}}));
+            gen::weightedOneOf<case_op>({{2, gen::map(gen_word(), [](unsigned a) { return case_op{'K', a, 0, 1}; })},
+                                     {3, gen::map(gen_word(), [](unsigned a) { return case_op{'M', a, 0, 0}; })}}));
     });
     return gen_continuous(policy, load, {sim::strategy_kind::random}, liveness_bound_gps);
 }

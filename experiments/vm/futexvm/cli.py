@@ -81,7 +81,7 @@ def parse_args(argv):
     p.add_argument("--accel", choices=["auto", "kvm", "tcg"], default="auto",
                    help="auto (default): KVM if it works, else TCG; kvm or tcg force one")
     p.add_argument("--run", action="append", default=[], metavar="CMD",
-                   help="a shell command for the guest (busybox sh; futexsim and the selftests are on PATH); repeatable, run in order")
+                   help="a shell command for the guest (busybox sh; futexsim is on PATH, and so are the selftests, built and added when --selftests is given or a command names one); repeatable, run in order")
     p.add_argument("--selftests", nargs="?", const=",".join(selftests.DEFAULT), metavar="LIST",
                    help="run futex selftests, after the --run commands: a comma-separated list, 'all', or by default "
                         + ",".join(selftests.DEFAULT))
@@ -136,7 +136,7 @@ def check_inputs(a):
     uses_futexsim = any("futexsim" in c for c in a.run)
     if uses_futexsim and not os.path.isfile(a.futexsim):
         bad(f"no futexsim at {a.futexsim}: build it with ./setup.sh, or give --futexsim FILE")
-    if names:
+    if names or selftests.named_in(a.run):
         cache = cache or default_cache()
         if not os.path.isdir(selftests.source_dir(cache)):
             bad(f"no futex selftests under {cache}: run experiments/kernel/fetch --only source")
@@ -154,7 +154,7 @@ def main(argv):
     programs = []
     if os.path.isfile(a.futexsim):
         programs.append(("bin/futexsim", a.futexsim))
-    if names:
+    if names or selftests.named_in(a.run):
         try:
             built = selftests.build(cache, log)
         except RuntimeError as e:

@@ -3,6 +3,7 @@ the fetched linux-source-7.2), compiled here with gcc -static so that the
 guest needs no libc of its own. Built once into the kernel cache and reused."""
 
 import os
+import re
 import subprocess
 
 # The Makefile's TEST_GEN_PROGS. The numa tests build without libnuma
@@ -17,6 +18,12 @@ PROGRAMS = [
 # What --selftests runs unless told otherwise: the tests a pivot can
 # disturb, as issue 29 and `futexsim selftests` name them.
 DEFAULT = ["futex_requeue", "futex_wait_timeout", "futex_wait_wouldblock", "futex_requeue_pi"]
+
+
+def named_in(commands):
+    """The selftests a --run command calls by name: they go into the
+    initramfs as --selftests' would (e.g. a loop running one four times)."""
+    return [n for n in PROGRAMS if any(re.search(rf"\b{n}\b", c) for c in commands)]
 
 
 def source_dir(cache):

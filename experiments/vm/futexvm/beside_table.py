@@ -1,0 +1,143 @@
+"""The committed table: every record experiments/vm/beside wrote, the
+guest's functional results beside the model's, row by row, in Markdown."""
+
+import collections
+import json
+import os
+
+from . import selftest_output
+
+BEGIN = "<!-- beside-table: begin (experiments/vm/beside --update-doc docs/vm.md) -->"
+END = "<!-- beside-table: end -->"
+POLICY_ORDER = {"stock": 0, "wait-for-new": 1, "rwsem-gate": 2}
+
+
+def load(directory):
+    records = []
+    for name in sorted(os.listdir(directory)):
+        if name.endswith(".json"):
+            with open(os.path.join(directory, name)) as f:
+                records.append(json.load(f))
+    records.sort(key=lambda r: (POLICY_ORDER.get(r["policy"], 9), r["cpus"]))
+    return records
+
+
+def tally(values):
+    """[16, 16, 32] -> '16 x2, 32' in first-seen order."""
+    counts = collections.Counter(values)
+    order = list(dict.fromkeys(values))
+    return ", ".join(f"{v} x{counts[v]}" if counts[v] > 1 else f"{v}" for v in order)
+
+
+def real_slots(run):
+    if run.get("missing"):
+        return "no report"
+    if run.get("rc") in selftest_output.TIMED_OUT:
+        return "hung"
+    r = run["result"]
+    return str(r["slots_end"]) if "slots_end" in r else "error"
+
+
+def agree(real, model_values):
+    off = [v for v in real if v not in model_values]
+    return "yes" if not off else f"**no, in {len(off)} of {len(real)}**"
+
+
+def run_rows(rec):
+    guest = f"{rec['cpus']} vCPUs"
+    rows = []
+    groups = collections.OrderedDict()
+    for run in rec["real"]:
+        if run["kind"] == "run":
+            groups.setdefault((run["workload"], run["threads"], run["seconds"]), []).append(real_slots(run))
+    for m in rec["model"]["runs"]:
+        key = (m["workload"], m["threads"], m["seconds"])
+        real = groups.get(key, [])
+        model = [str(x["slots_end"]) for x in m["runs"]]
+        outcomes = collections.Counter(x["outcome"] for x in m["runs"])
+        shown = ", ".join(f"{o} {n}" for o, n in sorted(outcomes.items()))
+        rows.append(f"| {guest} | {rec['policy']} | {m['workload']} | {m['threads']} | {m['seconds']:g} | "
+                    f"{tally(real)} | {tally(model)} ({shown}) | {agree(real, set(model))} |")
+    return rows
+
+
+def real_selftest_runs(rec, test):
+    return [r for r in rec["real"] if r["kind"] == "selftest" and r["test"] == test and not r.get("missing")]
+
+
+def checks_summary(runs):
+    """'all 9 ok on 4 of 4' or which checks failed in how many runs."""
+    if not runs:
+        return "no report", 0
+    bad = []
+    for r in runs:
+        failing = [c[0] for c in r["cases"]["checks"] if not c[1]]
+        if r["cases"]["ended_by_timeout"]:
+            failing.append("hung: " + (r["cases"]["checks"][-1][0] if r["cases"]["checks"] else "first check"))
+        elif r["rc"] != 0 and not failing:
+            failing.append(f"exit status {r['rc']}")
+        bad.append(failing)
+    ok = sum(1 for b in bad if not b)
+    n_checks = max(len(r["cases"]["checks"]) for r in runs)
+    text = f"all {n_checks} ok on {ok} of {len(runs)}"
+    fails = collections.Counter(f for b in bad for f in b)
+    if fails:
+        text += "; failed: " + ", ".join(f"{name} ({n})" for name, n in fails.items())
+    return text, len(runs) - ok
+
+
+def model_cases(rec, test):
+    return [c for c in rec["model"]["selftests"]["cases"] if c["test"] == test]
+
+
+def selftest_rows(rec):
+    guest = f"{rec['cpus']} vCPUs"
+    rows = []
+    requeue = real_selftest_runs(rec, "futex_requeue")
+    for case in model_cases(rec, "futex_requeue"):
+        real = [selftest_output.requeue_counts(r["cases"], case["case"]) for r in requeue]
+        model_ok = case["passed"] == case["runs"]
+        off = sum(1 for v in real if (v == "pass") != model_ok)
+        rows.append(f"| {guest} | {rec['policy']} | futex_requeue {case['case']} | {tally(real)} | "
+                    f"passed {case['passed']}/{case['runs']}, returned {case['returned']} | "
+                    f"{'yes' if not off else f'**no, in {off} of {len(real)}**'} |")
+    for test in ("futex_wait_timeout", "futex_wait_wouldblock"):
+        text, failed = checks_summary(real_selftest_runs(rec, test))
+        cases = model_cases(rec, test)
+        model_failed = any(c["passed"] != c["runs"] for c in cases)
+        model_text = "; ".join(f"{c['case']}: passed {c['passed']}/{c['runs']}, returned {c['returned']}"
+                               for c in cases)
+        verdict = "yes" if (failed == 0) != model_failed else f"**no, in {failed or 'none'}**"
+        rows.append(f"| {guest} | {rec['policy']} | {test} | {text} | {model_text} | {verdict} |")
+    text, _ = checks_summary(real_selftest_runs(rec, "futex_requeue_pi"))
+    rows.append(f"| {guest} | {rec['policy']} | futex_requeue_pi | {text} | not modelled (PI) | - |")
+    return rows
+
+
+def render(records):
+    lines = ["Reproducers 1 (`wake-nowaiters`) and 2 (`producer-consumer`): slots at the end of each run",
+             "(`PR_FUTEX_HASH_GET_SLOTS` after the threads are joined: the installed hash, so a pivot",
+             "still pending shows the old size); the model's seeds 1 to N and their outcomes.", "",
+             "| guest | kernel | workload | threads | s | real: slots at end | model: slots at end | agree |",
+             "|---|---|---|---|---|---|---|---|"]
+    for rec in records:
+        lines += run_rows(rec)
+    lines += ["", "The selftests, inner results (futex_requeue: `pass`, or what its calls returned when one",
+              "expectation failed, `requeued/woken`):", "",
+              "| guest | kernel | test | real | model | agree |", "|---|---|---|---|---|---|"]
+    for rec in records:
+        lines += selftest_rows(rec)
+    lines += ["", "Recorded: " + "; ".join(sorted({f"{r['date']} on {r['host']} ({r['accel']})" for r in records}))
+              + ". Records: experiments/results/vm/."]
+    return "\n".join(lines) + "\n"
+
+
+def update_doc(path, table):
+    with open(path) as f:
+        text = f.read()
+    if BEGIN not in text or END not in text:
+        raise ValueError(f"{path} has no beside-table markers ({BEGIN!r} ... {END!r})")
+    head, rest = text.split(BEGIN, 1)
+    _, tail = rest.split(END, 1)
+    with open(path, "w") as f:
+        f.write(head + BEGIN + "\n" + table + END + tail)

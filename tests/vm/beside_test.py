@@ -1,0 +1,150 @@
+"""experiments/vm/beside without a guest: what it reads from the selftests'
+output and from `futexsim selftests`, how it splits experiments/vm/run's
+output per command, the table's agreement column, the doc update, and its
+input errors (one line, exit status 2)."""
+
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import unittest
+
+import vmtest
+from futexvm import beside, beside_table, selftest_output, selftests
+
+REQUEUE_FAILED = """\
+TAP version 13
+1..2
+# Starting 2 tests from 1 test cases.
+#  RUN           global.requeue_single ...
+#            OK  global.requeue_single
+ok 1 global.requeue_single
+#  RUN           global.requeue_multiple ...
+# futex_requeue.c:69:requeue_multiple:Expected 10 (10) == futex_cmp_requeue(f1, 0, &f2, 3, 7, 0) (9)
+# futex_requeue.c:70:requeue_multiple:Expected 7 (7) == futex_wake(&f2, INT_MAX, 0) (6)
+# requeue_multiple: Test failed
+#          FAIL  global.requeue_multiple
+not ok 2 global.requeue_multiple
+# FAILED: 1 / 2 tests passed.
+"""
+
+MODEL = """\
+machine=qemu-tcg-8 cpus=8 hz=250 kernel=v7.2.1 runs=8 seeds=1-8
+policy=wait-for-new futex_requeue requeue_multiple keys=shared passed=0/8 returned: 0/0 x8
+policy=wait-for-new futex_wait_timeout 'futex_wait relative, pivot pending' keys=shared passed=8/8 returned: -ETIMEDOUT x8 longest=101.8us
+"""
+
+
+class SelftestOutput(unittest.TestCase):
+    def test_failed_expectations_are_what_the_calls_returned(self):
+        run = selftest_output.parse("futex_requeue", REQUEUE_FAILED.splitlines(), 1)
+        self.assertEqual(run["checks"], [["global.requeue_single", True], ["global.requeue_multiple", False]])
+        self.assertEqual(selftest_output.requeue_counts(run, "requeue_single"), "pass")
+        self.assertEqual(selftest_output.requeue_counts(run, "requeue_multiple"),
+                         "cmp_requeue 9 (10), wake 6 (7)")
+
+    def test_a_run_ended_by_the_guests_timeout_is_hung(self):
+        lines = REQUEUE_FAILED.splitlines()[:6]
+        run = selftest_output.parse("futex_requeue", lines, 143)
+        self.assertTrue(run["ended_by_timeout"])
+        self.assertEqual(selftest_output.requeue_counts(run, "requeue_multiple"), "hung")
+
+    def test_harness_timeout_is_named(self):
+        run = selftest_output.parse("futex_requeue_pi", ["# args.t_0_owner: Test terminated by timeout",
+                                                         "not ok 6 args.t_0_owner"], 1)
+        self.assertEqual(run["timeouts"], ["args.t_0_owner"])
+        self.assertEqual(run["checks"], [["args.t_0_owner", False]])
+
+    def test_model_lines(self):
+        cases = selftest_output.parse_model(MODEL)
+        self.assertEqual([(c["test"], c["case"], c["passed"], c["runs"]) for c in cases],
+                         [("futex_requeue", "requeue_multiple", 0, 8),
+                          ("futex_wait_timeout", "futex_wait relative, pivot pending", 8, 8)])
+        self.assertEqual(cases[1]["returned"], "-ETIMEDOUT x8")
+
+
+def run_json(slots):
+    return json.dumps({"backend": "kernel", "threads": 8, "slots_end": slots, "per_interval_mops": [1.0]})
+
+
+class SelftestsNamedInCommands(unittest.TestCase):
+    def test_a_command_naming_a_selftest_puts_it_in_the_initramfs(self):
+        named = selftests.named_in(["for i in 1 2; do futex_requeue; done", "timeout 120 futex_wait_timeout"])
+        self.assertEqual(sorted(named), ["futex_requeue", "futex_wait_timeout"])  # not futex_wait
+        self.assertEqual(selftests.named_in(["futexsim run --backend kernel"]), [])
+
+
+class GuestOutput(unittest.TestCase):
+    def test_split_per_command(self):
+        text = "\n".join(["vm: booting ...", "=== [1/2] timeout 120 futexsim run --json", run_json(32),
+                          "=== [1/2] exit status 0 (1.2 s)", "=== [2/2] timeout 120 futex_requeue",
+                          *REQUEUE_FAILED.splitlines(), "=== [2/2] exit status 1 (0.3 s)"])
+        done = beside.split_commands(text)
+        self.assertEqual(done[1]["rc"], 0)
+        self.assertEqual(beside.read_run(done[1]["lines"], 0)["slots_end"], 32)
+        self.assertNotIn("per_interval_mops", beside.read_run(done[1]["lines"], 0))
+        self.assertEqual(done[2]["rc"], 1)
+        self.assertIn("not ok 2 global.requeue_multiple", done[2]["lines"])
+
+    def test_a_command_never_reported_is_missing(self):
+        steps = [{"kind": "run", "workload": "wake-nowaiters", "threads": 8, "seconds": 1.0, "command": "x"}]
+        self.assertTrue(beside.real_results(steps, "vm: booting\n")[0]["missing"])
+
+
+def record(real_slots, model_slots, requeue_lines, model_requeue_passed):
+    real = [{"kind": "run", "workload": "wake-nowaiters", "threads": 32, "seconds": 1.0, "rc": 0,
+             "result": {"slots_end": s}} for s in real_slots]
+    real.append({"kind": "selftest", "test": "futex_requeue", "rc": 0,
+                 "cases": selftest_output.parse("futex_requeue", requeue_lines, 0)})
+    return {"policy": "stock", "cpus": 8, "date": "2026-12-03", "host": "test", "accel": "TCG",
+            "real": real,
+            "model": {"runs": [{"workload": "wake-nowaiters", "threads": 32, "seconds": 1.0,
+                                "runs": [{"slots_end": s, "outcome": "never"} for s in model_slots]}],
+                      "selftests": {"cases": [{"test": "futex_requeue", "case": "requeue_multiple",
+                                               "passed": model_requeue_passed, "runs": 8,
+                                               "returned": "10/7 x8"}]}}}
+
+
+class Table(unittest.TestCase):
+    def test_agreement(self):
+        passing = ["ok 1 global.requeue_single", "ok 2 global.requeue_multiple"]
+        text = beside_table.render([record([32, 32], [32, 32, 32], passing, 8)])
+        self.assertIn("| 8 vCPUs | stock | wake-nowaiters | 32 | 1 | 32 x2 | 32 x3 (never 3) | yes |", text)
+        self.assertIn("| futex_requeue requeue_multiple | pass | passed 8/8, returned 10/7 x8 | yes |", text)
+
+    def test_disagreement_says_in_how_many(self):
+        text = beside_table.render([record([16, 32], [32, 32, 32], REQUEUE_FAILED.splitlines(), 8)])
+        self.assertIn("| 16, 32 | 32 x3 (never 3) | **no, in 1 of 2** |", text)
+        self.assertIn("cmp_requeue 9 (10), wake 6 (7) | passed 8/8, returned 10/7 x8 | **no, in 1 of 1** |", text)
+
+    def test_update_doc_between_markers(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "vm.md")
+            with open(path, "w") as f:
+                f.write(f"# x\n{beside_table.BEGIN}\nold\n{beside_table.END}\ntail\n")
+            beside_table.update_doc(path, "new table\n")
+            with open(path) as f:
+                self.assertEqual(f.read(), f"# x\n{beside_table.BEGIN}\nnew table\n{beside_table.END}\ntail\n")
+            with open(path, "w") as f:
+                f.write("no markers\n")
+            with self.assertRaises(ValueError):
+                beside_table.update_doc(path, "t\n")
+
+
+class Errors(unittest.TestCase):
+    def beside(self, *args):
+        return subprocess.run([sys.executable, os.path.join(vmtest.VM_DIR, "beside"), *args],
+                              capture_output=True, text=True)
+
+    def test_bad_input_is_one_line_and_status_2(self):
+        for args, needle in [(["--cpus", "3"], "qemu-tcg-3.json"), (["--threads", "x"], "--threads"),
+                             (["--policy", "nope"], "--policy"), (["--long-seconds", "100"], "--long-seconds")]:
+            r = self.beside(*args)
+            self.assertEqual(r.returncode, 2, args)
+            self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)
+            self.assertIn(needle, r.stderr)
+
+
+if __name__ == "__main__":
+    unittest.main()

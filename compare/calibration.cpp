@@ -87,8 +87,8 @@ calibration_report calibrate(const calibration_options& opt, const machine& host
 {
     calibration_report rep;
     rep.hz = host.hz;
-    rep.host_syscall_entry_ns = host.syscall_entry_ns;
-    rep.host_syscall_exit_ns = host.syscall_exit_ns;
+    rep.host_syscall_entry_ns = host.syscall_entry_cost_ns();
+    rep.host_syscall_exit_ns = host.syscall_exit_cost_ns();
     rep.host_kernel_cpi = host.kernel_cpi;
     rep.host_ghz = host.core_ghz;
     rep.have_prctl = real::kernel_has_futex_hash_prctl();

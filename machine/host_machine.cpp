@@ -7,6 +7,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "machine/kernel_sites.h"
 #include "machine/machine.h"
 
 namespace futexsim {
@@ -57,6 +58,51 @@ std::vector<idle_state> read_host_idle_states()
         out.push_back({name, 1e3 * std::stod(latency), 1e3 * std::stod(residency)});
     }
     return out;
+}
+
+// The preset CPU whose counted entry and exit paths are nearest this one's:
+// the same vendor's (AMD: the EPYC 9R45's Zen 5; Intel: the Xeon 6975P's
+// Redwood Cove; arm64: Graviton4's Neoverse V2).
+std::string nearest_counted_cpu()
+{
+#if defined(__aarch64__)
+    return "graviton4";
+#else
+    std::ifstream in("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(in, line))
+        if (line.rfind("vendor_id", 0) == 0)
+            return line.find("AuthenticAMD") != std::string::npos ? "epyc-9r45" : "xeon-6975p";
+    return "xeon-6975p";
+#endif
+}
+
+// The core clock as the kernel reports it: cpufreq's maximum where a
+// driver exposes it, else /proc/cpuinfo's "cpu MHz" (in a VM, the clock the
+// hypervisor advertises), else 3 GHz. `futexsim probe` times it instead.
+double read_core_ghz()
+{
+    const std::string max_khz = read_first_line("/sys/devices/system/cpu/cpu0/cpufreq/cpuinfo_max_freq");
+    if (!max_khz.empty() && max_khz.find_first_not_of("0123456789") == std::string::npos) {
+        const double ghz = std::stod(max_khz) / 1e6;
+        if (ghz >= 0.5 && ghz <= 6.5)
+            return ghz;
+    }
+    std::ifstream in("/proc/cpuinfo");
+    std::string line;
+    while (std::getline(in, line)) {
+        if (line.rfind("cpu MHz", 0) != 0)
+            continue;
+        const auto colon = line.find(':');
+        try {
+            const double ghz = std::stod(line.substr(colon + 1)) / 1e3;
+            if (ghz >= 0.5 && ghz <= 6.5)
+                return ghz;
+        } catch (const std::exception&) {
+        }
+        break;
+    }
+    return 3.0;
 }
 
 }  // namespace
@@ -125,13 +171,20 @@ machine read_host_machine()
         !fqs.empty() && fqs.find_first_not_of("0123456789") == std::string::npos && std::stoul(fqs) >= 1 &&
         std::stoul(fqs) <= 1000)
         m.rcu_fqs_jiffies = static_cast<unsigned>(std::stoul(fqs));
-    // System call entry + exit: `futexsim calibrate` measured 275 ns per
-    // FUTEX_WAKE with nobody waiting on the 2-vCPU VM of docs/calibration.md
-    // (mitigations on), against 99 ns simulated with 22 + 22 ns; 110 + 110
-    // closes the gap. A machine file sets other values.
     m.idle_states = read_host_idle_states();
-    m.syscall_entry_ns = 110;
-    m.syscall_exit_ns = 110;
+    // The kernel's own instructions, counted as the presets' are: system-call
+    // entry and exit are the counted, boot-patched paths of the preset CPU
+    // nearest this one (sites-7.2.13.json; the host's kernel is not 7.2.13,
+    // so this is the nearest counted path, not this kernel's), at the
+    // presets' kernel_cpi (measured on a Zen 5 host, docs/probe.md) and this
+    // CPU's clock as the kernel reports it. `futexsim probe` measures all
+    // three here and writes them into a machine file.
+    m.kernel_sites_cpu = nearest_counted_cpu();
+    m.kernel_cpi = 1.48;
+    m.core_ghz = read_core_ghz();
+    const kernel_sites_build& sites = kernel_sites_for(m.arch);
+    m.syscall_entry_instructions = sites.syscall_entry_instructions(m.kernel_sites_cpu);
+    m.syscall_exit_instructions = sites.syscall_exit_instructions(m.kernel_sites_cpu);
     // A small VM: one core and its sibling, or two cores of one cluster.
     m.transfer_ns.smt_sibling = 9;
     m.transfer_ns.same_die = 40;

@@ -243,9 +243,10 @@ probed_machine machine_from_probe(const probe_result& r, const machine& base)
     const std::pair<const char*, const char*> rest[] = {
         // The caller derives these from the split with the simulator
         // (compare::values_from_split()) and says so; without it, the host preset's.
-        {"kernel_cpi", "assumed: the host preset's (no system-call split measured)"},
-        {"syscall_entry_ns", "assumed: the host preset's (no system-call split measured)"},
-        {"syscall_exit_ns", "assumed: as syscall_entry_ns"},
+        {"kernel_cpi", "assumed: the host preset's, measured on a Zen 5 host (no system-call split measured here)"},
+        {"syscall_entry_ns", "assumed: the host preset's, the nearest preset CPU's counted entry path at kernel_cpi "
+                             "(no system-call split measured)"},
+        {"syscall_exit_ns", "assumed: as syscall_entry_ns, the counted exit path"},
         {"local_hit_ns", "assumed: an L1 hit, the parser's default"},
         {"lock_hold_ns", "assumed: a few cycles after a locked instruction, the parser's default"},
         {"snoop_leg_fraction", "assumed: the request leg of a one-way transfer, the parser's default"},
@@ -270,7 +271,10 @@ probed_machine machine_from_probe(const probe_result& r, const machine& base)
     if (!r.read_rmw)
         m.modified_read = modified_read_rule::share;  // what its source says
     // The host's own entry and exit are measured (the split), not a
-    // preset CPU's counted path.
+    // preset CPU's counted path; until the caller derives them from the
+    // split, they are what the host preset charges for that path.
+    m.syscall_entry_ns = m.syscall_entry_cost_ns();
+    m.syscall_exit_ns = m.syscall_exit_cost_ns();
     m.kernel_sites_cpu.clear();
     return out;
 }

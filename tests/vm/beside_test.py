@@ -21,7 +21,7 @@ TAP version 13
 #            OK  global.requeue_single
 ok 1 global.requeue_single
 #  RUN           global.requeue_multiple ...
-# futex_requeue.c:69:requeue_multiple:Expected 10 (10) == futex_cmp_requeue(f1, 0, &f2, 3, 7, 0) (9)
+# /cache/linux-source-7.2/tools/testing/selftests/futex/functional/futex_requeue.c:69:requeue_multiple:Expected 10 (10) == futex_cmp_requeue(f1, 0, &f2, 3, 7, 0) (9)
 # futex_requeue.c:70:requeue_multiple:Expected 7 (7) == futex_wake(&f2, INT_MAX, 0) (6)
 # requeue_multiple: Test failed
 #          FAIL  global.requeue_multiple
@@ -42,7 +42,7 @@ class SelftestOutput(unittest.TestCase):
         self.assertEqual(run["checks"], [["global.requeue_single", True], ["global.requeue_multiple", False]])
         self.assertEqual(selftest_output.requeue_counts(run, "requeue_single"), "pass")
         self.assertEqual(selftest_output.requeue_counts(run, "requeue_multiple"),
-                         "cmp_requeue 9 (10), wake 6 (7)")
+                         "cmp_requeue 9 (10) / wake 6 (7)")
 
     def test_a_run_ended_by_the_guests_timeout_is_hung(self):
         lines = REQUEUE_FAILED.splitlines()[:6]
@@ -106,6 +106,19 @@ def record(real_slots, model_slots, requeue_lines, model_requeue_passed):
                                                "returned": "10/7 x8"}]}}}
 
 
+class PanicTrace(unittest.TestCase):
+    def test_the_lines_up_to_the_panic(self):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "console.txt")
+            with open(path, "w") as f:
+                f.write("boot\nOops: 0000\nRIP: x\nKernel panic - not syncing: Fatal exception in interrupt\nafter\n")
+            self.assertEqual(beside.panic_trace(path, keep=3),
+                             ["Oops: 0000", "RIP: x", "Kernel panic - not syncing: Fatal exception in interrupt"])
+            with open(path, "w") as f:
+                f.write("boot\nfine\n")
+            self.assertEqual(beside.panic_trace(path), [])
+
+
 class Table(unittest.TestCase):
     def test_agreement(self):
         passing = ["ok 1 global.requeue_single", "ok 2 global.requeue_multiple"]
@@ -115,8 +128,8 @@ class Table(unittest.TestCase):
 
     def test_disagreement_says_in_how_many(self):
         text = beside_table.render([record([16, 32], [32, 32, 32], REQUEUE_FAILED.splitlines(), 8)])
-        self.assertIn("| 16, 32 | 32 x3 (never 3) | **no, in 1 of 2** |", text)
-        self.assertIn("cmp_requeue 9 (10), wake 6 (7) | passed 8/8, returned 10/7 x8 | **no, in 1 of 1** |", text)
+        self.assertIn("| 16; 32 | 32 x3 (never 3) | **no, in 1 of 2** |", text)
+        self.assertIn("cmp_requeue 9 (10) / wake 6 (7) | passed 8/8, returned 10/7 x8 | **no, in 1 of 1** |", text)
 
     def test_update_doc_between_markers(self):
         with tempfile.TemporaryDirectory() as d:

@@ -113,6 +113,9 @@ def real_results(steps, text):
         else:
             r["rc"] = got["rc"]
             r["cases"] = selftest_output.parse(step["test"], got["lines"], got["rc"])
+            # Kept as printed, for what the parse does not show (a hang's
+            # last lines, a message of the test's own).
+            r["lines"] = got["lines"][:400]
         results.append(r)
     return results
 
@@ -146,6 +149,18 @@ def model_selftests(a, policy):
     return {"command": " ".join(cmd[1:]), "cases": selftest_output.parse_model(r.stdout)}
 
 
+def panic_trace(console_path, keep=80):
+    """The console's last lines up to its kernel panic (the oops and its
+    trace before it), or [] when the guest did not panic."""
+    try:
+        with open(console_path, errors="replace") as f:
+            lines = f.read().splitlines()
+    except OSError:
+        return []
+    at = next((i for i, ln in enumerate(lines) if "Kernel panic - not syncing" in ln), None)
+    return [] if at is None else lines[max(0, at - keep + 1):at + 1]
+
+
 def host_cpu():
     try:
         with open("/proc/cpuinfo") as f:
@@ -172,6 +187,10 @@ def record(a, policy, image, guest_text, guest_rc, wall_s):
         "guest_exit_status": guest_rc,
         "guest_boot_s": float(booted) if booted else None,
         "guest_wall_s": round(wall_s, 1),
+        # What experiments/vm/run said about the guest itself (a panic, a
+        # timeout, the verdict), which explains any command not reported.
+        "guest_notes": [ln for ln in guest_text.splitlines()
+                        if ln.startswith("vm: ") and not ln.startswith(("vm: booting", "vm: TCG emulates"))],
         "machine_file": os.path.relpath(machine_file(a.cpus), REPO),
         "real": real_results(steps, guest_text),
         "model": {"runs": model_runs(a, policy), "selftests": model_selftests(a, policy)},

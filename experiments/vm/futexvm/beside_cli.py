@@ -7,6 +7,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import time
 
 from . import beside, beside_table
@@ -140,13 +141,18 @@ def main(argv):
         cmd += ["--run", step["command"]]
     print(f"beside: booting {a.policy} with {a.cpus} vCPUs, {len(beside.plan(a))} commands", flush=True)
     t0 = time.monotonic()
-    guest = subprocess.run(cmd, stdout=subprocess.PIPE, text=True)
+    with tempfile.TemporaryDirectory(prefix="beside-") as tmp:
+        console = os.path.join(tmp, "console.txt")
+        guest = subprocess.run(cmd + ["--console-log", console], stdout=subprocess.PIPE, text=True)
+        trace = beside.panic_trace(console)
     wall = time.monotonic() - t0
     if guest.returncode in (2, 130, 143):
         sys.stdout.write(guest.stdout[-2000:])
         return guest.returncode
     print(f"beside: guest done in {wall:.0f} s (exit status {guest.returncode}); running the model", flush=True)
     rec = beside.record(a, a.policy, image, guest.stdout, guest.returncode, wall)
+    if trace:
+        rec["panic_trace"] = trace
     os.makedirs(a.out, exist_ok=True)
     path = os.path.join(a.out, f"{a.policy}-{a.cpus}cpu.json")
     with open(path, "w") as f:

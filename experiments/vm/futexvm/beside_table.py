@@ -23,24 +23,38 @@ def load(directory):
 
 
 def tally(values):
-    """[16, 16, 32] -> '16 x2, 32' in first-seen order."""
+    """[16, 16, 32] -> '16 x2; 32' in first-seen order."""
     counts = collections.Counter(values)
     order = list(dict.fromkeys(values))
-    return ", ".join(f"{v} x{counts[v]}" if counts[v] > 1 else f"{v}" for v in order)
+    return "; ".join(f"{v} x{counts[v]}" if counts[v] > 1 else f"{v}" for v in order)
 
 
-def real_slots(run):
+def unreported(rec):
+    """What a command the guest never reported is shown as: the guest's
+    panic when it had one."""
+    panic = any("panicked" in n for n in rec.get("guest_notes", []))
+    return "guest panicked" if panic else "no report"
+
+
+def real_slots(run, rec):
     if run.get("missing"):
-        return "no report"
+        return unreported(rec)
     if run.get("rc") in selftest_output.TIMED_OUT:
         return "hung"
     r = run["result"]
     return str(r["slots_end"]) if "slots_end" in r else "error"
 
 
+UNREPORTED = ("no report", "guest panicked")
+
+
 def agree(real, model_values):
-    off = [v for v in real if v not in model_values]
-    return "yes" if not off else f"**no, in {len(off)} of {len(real)}**"
+    """Over the runs the guest reported: '-' when it reported none."""
+    seen = [v for v in real if v not in UNREPORTED]
+    off = [v for v in seen if v not in model_values]
+    if not seen:
+        return "-"
+    return "yes" if not off else f"**no, in {len(off)} of {len(seen)}**"
 
 
 def run_rows(rec):
@@ -49,7 +63,7 @@ def run_rows(rec):
     groups = collections.OrderedDict()
     for run in rec["real"]:
         if run["kind"] == "run":
-            groups.setdefault((run["workload"], run["threads"], run["seconds"]), []).append(real_slots(run))
+            groups.setdefault((run["workload"], run["threads"], run["seconds"]), []).append(real_slots(run, rec))
     for m in rec["model"]["runs"]:
         key = (m["workload"], m["threads"], m["seconds"])
         real = groups.get(key, [])
@@ -65,10 +79,15 @@ def real_selftest_runs(rec, test):
     return [r for r in rec["real"] if r["kind"] == "selftest" and r["test"] == test and not r.get("missing")]
 
 
-def checks_summary(runs):
+def missing_selftest_runs(rec, test):
+    return sum(1 for r in rec["real"] if r["kind"] == "selftest" and r["test"] == test and r.get("missing"))
+
+
+def checks_summary(runs, rec, test):
     """'all 9 ok on 4 of 4' or which checks failed in how many runs."""
+    missing = missing_selftest_runs(rec, test)
     if not runs:
-        return "no report", 0
+        return unreported(rec), None
     bad = []
     for r in runs:
         failing = [c[0] for c in r["cases"]["checks"] if not c[1]]
@@ -83,6 +102,8 @@ def checks_summary(runs):
     fails = collections.Counter(f for b in bad for f in b)
     if fails:
         text += "; failed: " + ", ".join(f"{name} ({n})" for name, n in fails.items())
+    if missing:
+        text += f"; {unreported(rec)} on {missing} more"
     return text, len(runs) - ok
 
 
@@ -96,20 +117,27 @@ def selftest_rows(rec):
     requeue = real_selftest_runs(rec, "futex_requeue")
     for case in model_cases(rec, "futex_requeue"):
         real = [selftest_output.requeue_counts(r["cases"], case["case"]) for r in requeue]
+        real += [unreported(rec)] * missing_selftest_runs(rec, "futex_requeue")
         model_ok = case["passed"] == case["runs"]
-        off = sum(1 for v in real if (v == "pass") != model_ok)
+        seen = [v for v in real if v not in UNREPORTED]
+        off = sum(1 for v in seen if (v == "pass") != model_ok)
+        verdict = "-" if not seen else "yes" if not off else f"**no, in {off} of {len(seen)}**"
         rows.append(f"| {guest} | {rec['policy']} | futex_requeue {case['case']} | {tally(real)} | "
-                    f"passed {case['passed']}/{case['runs']}, returned {case['returned']} | "
-                    f"{'yes' if not off else f'**no, in {off} of {len(real)}**'} |")
+                    f"passed {case['passed']}/{case['runs']}, returned {case['returned']} | {verdict} |")
     for test in ("futex_wait_timeout", "futex_wait_wouldblock"):
-        text, failed = checks_summary(real_selftest_runs(rec, test))
+        text, failed = checks_summary(real_selftest_runs(rec, test), rec, test)
         cases = model_cases(rec, test)
         model_failed = any(c["passed"] != c["runs"] for c in cases)
         model_text = "; ".join(f"{c['case']}: passed {c['passed']}/{c['runs']}, returned {c['returned']}"
                                for c in cases)
-        verdict = "yes" if (failed == 0) != model_failed else f"**no, in {failed or 'none'}**"
+        if failed is None:
+            verdict = "-"
+        elif (failed == 0) != model_failed:
+            verdict = "yes"
+        else:
+            verdict = f"**no, in {failed} of {len(real_selftest_runs(rec, test))}**" if failed else "**no**"
         rows.append(f"| {guest} | {rec['policy']} | {test} | {text} | {model_text} | {verdict} |")
-    text, _ = checks_summary(real_selftest_runs(rec, "futex_requeue_pi"))
+    text, _ = checks_summary(real_selftest_runs(rec, "futex_requeue_pi"), rec, "futex_requeue_pi")
     rows.append(f"| {guest} | {rec['policy']} | futex_requeue_pi | {text} | not modelled (PI) | - |")
     return rows
 
@@ -122,8 +150,9 @@ def render(records):
              "|---|---|---|---|---|---|---|---|"]
     for rec in records:
         lines += run_rows(rec)
-    lines += ["", "The selftests, inner results (futex_requeue: `pass`, or what its calls returned when one",
-              "expectation failed, `requeued/woken`):", "",
+    lines += ["", "The selftests, inner results (futex_requeue: `pass`, or each call whose expectation failed",
+              "with what it returned and, in brackets, what the test expected; the model's",
+              "`requeued/woken`):", "",
               "| guest | kernel | test | real | model | agree |", "|---|---|---|---|---|---|"]
     for rec in records:
         lines += selftest_rows(rec)

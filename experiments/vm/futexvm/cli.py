@@ -89,6 +89,9 @@ def parse_args(argv):
                    help="the futexsim to put in the guest (default build/futexsim)")
     p.add_argument("--busybox", metavar="FILE", default="/bin/busybox",
                    help="a statically linked busybox (default /bin/busybox, package busybox-static)")
+    p.add_argument("--console-log", metavar="FILE",
+                   help="write the guest's whole serial console to FILE (the kernel's messages too, e.g. a "
+                        "panic's trace); a KVM attempt and the TCG boot after it both go there")
     p.add_argument("--write-initramfs", metavar="FILE",
                    help="write the initramfs to FILE and exit without booting")
     return p.parse_args(argv)
@@ -129,6 +132,8 @@ def check_inputs(a):
         a.kernel_image = os.path.join(cache, IMAGE)
         if not os.path.isfile(a.kernel_image):
             bad(f"no kernel image at {a.kernel_image}: run experiments/kernel/fetch --only image-amd64")
+    if a.console_log and not os.path.isdir(os.path.dirname(os.path.abspath(a.console_log))):
+        bad(f"--console-log {a.console_log}: no such folder")
     if not os.path.isfile(a.busybox):
         bad(f"no busybox at {a.busybox}: apt-get install busybox-static")
     if initramfs.is_dynamic(a.busybox):
@@ -183,6 +188,15 @@ def boot(a, initrd, initrd_bytes, commands):
         ok, why = qemu.kvm_usable()
         accel = "kvm" if ok else "tcg"
     started = time.monotonic()
+    console_log = open(a.console_log, "w") if a.console_log else None
+    try:
+        return _boot_loop(a, initrd, initrd_bytes, commands, mem, stop, accel, why, started, console_log)
+    finally:
+        if console_log is not None:
+            console_log.close()
+
+
+def _boot_loop(a, initrd, initrd_bytes, commands, mem, stop, accel, why, started, console_log):
     while True:
         log(report.accel_line(a.kernel_image, a.cpus, mem, accel, why, initrd_bytes))
         if accel == "tcg":
@@ -190,7 +204,7 @@ def boot(a, initrd, initrd_bytes, commands):
         cmd = qemu.command(a.kernel_image, initrd, a.cpus, mem, accel)
         t0 = time.monotonic()
         printer = report.Printer(commands, lambda: time.monotonic() - t0)
-        out = guest.run(cmd, a.timeout - (t0 - started), printer, stop, accel)
+        out = guest.run(cmd, a.timeout - (t0 - started), printer, stop, accel, console_log)
         # Under KVM, a guest that never reached its init (QEMU stopped on
         # "KVM internal error", or aborted, as nested KVM does here) is
         # KVM's failure, not the kernel's: TCG gets the same boot.
@@ -203,4 +217,6 @@ def boot(a, initrd, initrd_bytes, commands):
             accel, why = "tcg", "KVM failed on this machine"
             continue
         break
+    if out.console.panic is not None and console_log is None:
+        log("vm: give --console-log FILE to keep the panic's trace")
     return report.finish(out, commands, a.timeout, stop.signum)

@@ -33,7 +33,9 @@ def _end(proc):
             proc.wait()
 
 
-def run(cmd, timeout, on_event, stop, accel):
+def run(cmd, timeout, on_event, stop, accel, console_log=None):
+    """console_log: a text file that gets every console line as it comes
+    (the kernel's own messages too: a panic's trace)."""
     out = Outcome()
     start = time.monotonic()
     proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
@@ -66,6 +68,9 @@ def run(cmd, timeout, on_event, stop, accel):
                     if f is proc.stderr:
                         out.stderr += line + "\n"
                         continue
+                    if console_log is not None:
+                        console_log.write(line.rstrip("\r") + "\n")
+                        console_log.flush()
                     for ev in out.console.feed(line):
                         on_event(ev)
             if (accel == "kvm" and out.console.booted is None

@@ -6,7 +6,8 @@ import re
 
 TAP = re.compile(r"^(not )?ok (\d+) (.*?)(?: # (.*))?$")
 # kselftest_harness.h: "<file>:<line>:<test>:Expected <a> (<va>) == <b> (<vb>)"
-EXPECTED = re.compile(r"^#?\s*[\w.]+:\d+:(\w+):Expected (.+) \((-?\d+)\) == (.+) \((-?\d+)\)$")
+# (__FILE__ is the path the test was compiled from.)
+EXPECTED = re.compile(r"^#?\s*\S+?:\d+:(\w+):Expected (.+) \((-?\d+)\) == (.+) \((-?\d+)\)$")
 # busybox timeout ends the command with SIGTERM: 143 (GNU timeout: 124).
 TIMED_OUT = (124, 143)
 TIMEOUT = re.compile(r"^#\s*(\S+): Test terminated by timeout")
@@ -49,7 +50,7 @@ def requeue_counts(run, case):
         return "pass"
     if not mine:
         return "fail"
-    return ", ".join(f"{call_name(f['call'])} {f['got']} ({f['expected']})" for f in mine)
+    return " / ".join(f"{call_name(f['call'])} {f['got']} ({f['expected']})" for f in mine)
 
 
 def call_name(call):

@@ -18,6 +18,9 @@ namespace {
 constexpr long waiter_timeout_ns = 30'000'000;    // futex_requeue's timeout_ns: 30 ms
 constexpr vtime wake_wait_ns = 10'000'000;        // WAKE_WAIT_US: 10 ms
 constexpr long single_call_timeout_ns = 100'000;  // futex_wait_timeout's and _wouldblock's timeout_ns: 100 us
+constexpr int handshake_waiters = 10;             // futex_requeue_pi's THREAD_MAX
+constexpr vtime handshake_poll_ns = 1'000'000;    // the waker's usleep(1000)
+constexpr long blocker_timeout_ns = 1'000'000'000;  // ours: the real blocker waits for ever
 constexpr int shared = 0;                         // an op without FUTEX_PRIVATE_FLAG
 constexpr int private_ = model::FUTEX_PRIVATE_FLAG;
 
@@ -108,6 +111,50 @@ requeue_result run_futex_requeue(const machine& m, const selftest_options& opt, 
     return r;
 }
 
+handshake_result run_futex_requeue_pi_handshake(const machine& m, const selftest_options& opt)
+{
+    sim_process proc(m, opt.seed);
+    set_up(proc, opt);
+    engine& eng = proc.eng();
+    const std::vector<unsigned> cpus = all_cpus(m);
+    const std::uint64_t f1 = proc.alloc_futex_word(0);
+    const std::uint64_t wake_complete = proc.alloc_futex_word(0);
+    int waiters_blocked = 0;  // the test's atomic counter; one OS thread runs every fiber
+
+    handshake_result r;
+    eng.spawn("main", cpus, [&] {
+        proc.sys_clone("blocker", cpus, [&] {
+            // futex_wait(&wake_complete, wake_complete, NULL, FUTEX_PRIVATE_FLAG)
+            r.blocker = proc.sys_futex_wait(wake_complete, 0, blocker_timeout_ns, private_);
+            proc.thread_exit();
+        });
+        for (int i = 0; i < handshake_waiters; i++)
+            proc.sys_clone("waiter", cpus, [&, i] {
+                proc.sys_nanosleep(handshake_poll_ns * i);  // usleep(1000 * id)
+                waiters_blocked++;
+                proc.sys_futex_wait(f1, 0, -1, private_);  // where futex_wait_requeue_pi(&f1, ...) is
+                proc.thread_exit();
+            });
+        proc.sys_clone("waker", cpus, [&] {
+            while (waiters_blocked < handshake_waiters)
+                proc.sys_nanosleep(handshake_poll_ns);
+            proc.sys_nanosleep(handshake_poll_ns);
+            r.woken = proc.sys_futex_wake(wake_complete, 1, private_);  // futex_wake(&wake_complete, 1, ...)
+            proc.thread_exit();
+        });
+        // The waiters' own wake-up (the requeue and the PI unlocks in the
+        // real test), after the waker is done: release and join everyone.
+        while (waiters_blocked < handshake_waiters)
+            proc.sys_nanosleep(handshake_poll_ns);
+        proc.sys_nanosleep(4 * handshake_poll_ns);
+        proc.user_store(f1, 1);
+        proc.sys_futex_wake(f1, INT_MAX, private_);
+        proc.join_all();
+    }, 0);
+    eng.run_until(3'000'000'000);
+    return r;
+}
+
 wait_call_result run_futex_wait_timeout(const machine& m, const selftest_options& opt, unsigned pool)
 {
     return run_single_wait(m, opt, pool, 0, shared);  // futex_wait(&f1, f1, &to, 0)
@@ -126,6 +173,7 @@ std::vector<selftest_case_summary> run_selftests(const machine& m, const selftes
         {"futex_requeue", "requeue_multiple", "shared", 0, 0, {}, 0},
         {"futex_wait_timeout", "futex_wait relative, pivot pending", "shared", 0, 0, {}, 0},
         {"futex_wait_wouldblock", "futex_wait, pivot pending", "private", 0, 0, {}, 0},
+        {"futex_requeue_pi", "owner handshake, no PI", "private", 0, 0, {}, 0},
     };
     for (unsigned i = 0; i < runs; i++) {
         if (stop && stop())
@@ -149,6 +197,10 @@ std::vector<selftest_case_summary> run_selftests(const machine& m, const selftes
         out[3].passed += w.ret == -model::EWOULDBLOCK_;
         out[3].returned.push_back(errno_name(w.ret));
         out[3].longest_ns = std::max(out[3].longest_ns, w.elapsed_ns);
+        const handshake_result h = run_futex_requeue_pi_handshake(m, o);
+        out[4].runs++;
+        out[4].passed += h.passed();
+        out[4].returned.push_back(fmt::format("{}/{}", errno_name(h.blocker), h.woken));
     }
     return out;
 }

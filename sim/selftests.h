@@ -60,6 +60,28 @@ struct wait_call_result {
 wait_call_result run_futex_wait_timeout(const machine& m, const selftest_options& opt, unsigned pool);
 wait_call_result run_futex_wait_wouldblock(const machine& m, const selftest_options& opt, unsigned pool);
 
+// futex_requeue_pi's `owner` variants without the PI calls: the wake-up
+// handshake between the third-party blocker and the waker, which the real
+// test makes around its requeue. The blocker (created first) FUTEX_WAITs
+// on wake_complete; ten waiters each sleep i ms, count themselves blocked
+// and park on f1 (where the real ones call futex_wait_requeue_pi); the
+// waker polls that count every 1 ms, sleeps 1 ms more, then wakes
+// wake_complete once without changing the word (futex_wake(&wake_complete,
+// 1), the real test's line). Every call is FUTEX_PRIVATE_FLAG, as in the
+// test. It passes when the wake finds the blocker queued (blocker returns
+// 0, the wake 1). A policy that gates both calls while a pivot is pending
+// can let the wake through first: nobody is queued, the word never
+// changes, and the blocker sleeps until its timeout (here 1 s; in the real
+// test for ever, holding the PI futex every waiter then blocks on:
+// docs/vm.md). Left out: the PI lock the blocker holds, the waiters'
+// requeue-PI and its timeouts.
+struct handshake_result {
+    int blocker = 0;  // what the blocker's FUTEX_WAIT returned
+    int woken = 0;    // what the waker's FUTEX_WAKE returned
+    bool passed() const { return blocker == 0 && woken == 1; }
+};
+handshake_result run_futex_requeue_pi_handshake(const machine& m, const selftest_options& opt);
+
 // One selftest case run over seeds opt.seed, opt.seed + 1, ...: how many
 // runs passed, and what each run's calls returned.
 struct selftest_case_summary {
@@ -72,8 +94,9 @@ struct selftest_case_summary {
     std::int64_t longest_ns = 0;        // the longest timed call (wait cases)
 };
 
-// The four cases (requeue_single, requeue_multiple, the relative timed
-// wait with a pending pivot, the mismatched wait with a pending pivot),
+// The five cases (requeue_single, requeue_multiple, the relative timed
+// wait with a pending pivot, the mismatched wait with a pending pivot,
+// futex_requeue_pi's owner handshake),
 // each run `runs` times. Stops early, returning what it has, when
 // `stop()` says so (SIGINT).
 std::vector<selftest_case_summary> run_selftests(const machine& m, const selftest_options& opt, unsigned runs,

@@ -52,7 +52,15 @@ public:
             std::uint64_t blocks_before = 0;
             const char* outer_call = nullptr;
             if (self) {
-                waiters_[var].push_back(self);
+                // __add_wait_queue(): a non-exclusive waiter goes to the
+                // head of the queue, and __wake_up_common() walks it from
+                // the head, so the last to begin waiting is woken first.
+                // (A woken-form waiter stays where add_wait_queue() put it
+                // for the whole loop; here it is added again at the head
+                // after each wake-up, which moves it only once it has been
+                // woken.)
+                std::vector<task_struct*>& queue = waiters_[var];
+                queue.insert(queue.begin(), self);
                 self->var_woken = false;
                 blocks_before = self->blocks;
                 outer_call = self->blocking_call;
@@ -83,7 +91,8 @@ public:
     }
 
     // wake_up_var(): every task waiting on `var` is marked and woken
-    // (`wake(task_struct&)`), in the order they began to wait.
+    // (`wake(task_struct&)`), from the head of its queue: the last to begin
+    // waiting first.
     template <class Wake>
     void wake_up(const void* var, Wake wake)
     {

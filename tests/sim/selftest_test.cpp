@@ -106,7 +106,7 @@ TEST_CASE("selftests on a 2-CPU host-like machine: every case passes under every
     m.rcu_fqs_jiffies = kernel_default_fqs_jiffies(250, 2);
     for (const char* policy : {"stock", "wait-for-new", "rwsem-gate"}) {
         const auto cases = run_selftests(m, {policy, model::default_kernel_version, 1}, 2);
-        REQUIRE(cases.size() == 4);
+        REQUIRE(cases.size() == 5);
         for (const auto& c : cases) {
             INFO(policy << " " << c.test << " " << c.name);
             CHECK(c.runs == 2);
@@ -118,9 +118,39 @@ TEST_CASE("selftests on a 2-CPU host-like machine: every case passes under every
 TEST_CASE("selftest scenarios key their calls as the real selftests do", "[selftest]")
 {
     const auto cases = run_selftests(load_machine_preset("xeon-6975p-snc3"), {}, 1);
-    REQUIRE(cases.size() == 4);
+    REQUIRE(cases.size() == 5);
     CHECK(cases[0].keys == "shared");   // futex_requeue: opflags 0
     CHECK(cases[1].keys == "shared");
     CHECK(cases[2].keys == "shared");   // futex_wait_timeout: futex_wait(&f1, f1, &to, 0)
     CHECK(cases[3].keys == "private");  // futex_wait_wouldblock: FUTEX_PRIVATE_FLAG
+    CHECK(cases[4].keys == "private");  // futex_requeue_pi: every call FUTEX_PRIVATE_FLAG
+}
+
+TEST_CASE("futex_requeue_pi's owner handshake: the draft's gate lets the waker's wake pass the blocker's wait",
+          "[selftest]")
+{
+    // The Xeon preset at HZ=250, where the pivot outlasts the waker's ~11 ms:
+    // the blocker (started late, its CPU leaving C6) and the waker both sleep
+    // in the draft's gate; wake_up_var() wakes the last to wait first (the
+    // kernel's __add_wait_queue() adds at the head), so the word-less wake
+    // finds nobody queued and the blocker waits out its timeout. Stock and
+    // rwsem-gate keep the order; so does the draft where the pivot is over
+    // before the wake (HZ=1000).
+    machine m = load_machine_preset("xeon-6975p-snc3");
+    m.hz = 250;
+    m.rcu_fqs_jiffies = kernel_default_fqs_jiffies(250, m.num_cpus());
+    for (std::uint64_t seed : {1u, 2u}) {
+        INFO("seed " << seed);
+        const handshake_result wfn = run_futex_requeue_pi_handshake(m, {"wait-for-new", model::default_kernel_version, seed});
+        CHECK(wfn.blocker == -model::ETIMEDOUT_);
+        CHECK(wfn.woken == 0);
+        for (const char* policy : {"stock", "rwsem-gate"}) {
+            const handshake_result r = run_futex_requeue_pi_handshake(m, {policy, model::default_kernel_version, seed});
+            CHECK(r.blocker == 0);
+            CHECK(r.woken == 1);
+        }
+    }
+    const handshake_result at_1000 =
+        run_futex_requeue_pi_handshake(load_machine_preset("xeon-6975p-snc3"), {"wait-for-new", model::default_kernel_version, 1});
+    CHECK(at_1000.passed());
 }

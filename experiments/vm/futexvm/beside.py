@@ -120,31 +120,32 @@ def real_results(steps, text):
     return results
 
 
-def model_runs(a, policy):
+def model_runs(futexsim, cpus, policy, steps, runs):
+    """The model's runs for every (workload, threads, seconds) the guest ran."""
     out = []
     seen = set()
-    for step in plan(a):
+    for step in steps:
         if step["kind"] != "run":
             continue
         key = (step["workload"], step["threads"], step["seconds"])
         if key in seen:
             continue
         seen.add(key)
-        cmd = [a.futexsim, "run", "--machine-file", machine_file(a.cpus), "--kernel", MODEL_KERNEL,
+        cmd = [futexsim, "run", "--machine-file", machine_file(cpus), "--kernel", MODEL_KERNEL,
                "--policy", policy, "--workload", step["workload"], "--threads", str(step["threads"]),
-               "--seconds", f"{step['seconds']:g}", "--runs", str(a.model_runs), "--json"]
+               "--seconds", f"{step['seconds']:g}", "--runs", str(runs), "--json"]
         r = subprocess.run(cmd, capture_output=True, text=True, check=True)
-        runs = [json.loads(line) for line in r.stdout.splitlines() if line.startswith("{")]
+        results = [json.loads(line) for line in r.stdout.splitlines() if line.startswith("{")]
         out.append({"workload": step["workload"], "threads": step["threads"], "seconds": step["seconds"],
                     "command": " ".join(cmd[1:]),
                     "runs": [{k: x.get(k) for k in ("seed", "slots_end", "outcome", "pivots_completed",
-                                                     "pivot_pending_at_end")} for x in runs]})
+                                                     "pivot_pending_at_end")} for x in results]})
     return out
 
 
-def model_selftests(a, policy):
-    cmd = [a.futexsim, "selftests", "--machine-file", machine_file(a.cpus), "--policy", policy,
-           "--kernel", MODEL_KERNEL, "--runs", str(a.model_selftest_runs)]
+def model_selftests(futexsim, cpus, policy, runs):
+    cmd = [futexsim, "selftests", "--machine-file", machine_file(cpus), "--policy", policy,
+           "--kernel", MODEL_KERNEL, "--runs", str(runs)]
     r = subprocess.run(cmd, capture_output=True, text=True, check=True)
     return {"command": " ".join(cmd[1:]), "cases": selftest_output.parse_model(r.stdout)}
 
@@ -192,6 +193,23 @@ def record(a, policy, image, guest_text, guest_rc, wall_s):
         "guest_notes": [ln for ln in guest_text.splitlines()
                         if ln.startswith("vm: ") and not ln.startswith(("vm: booting", "vm: TCG emulates"))],
         "machine_file": os.path.relpath(machine_file(a.cpus), REPO),
+        "model_runs": a.model_runs,
+        "model_selftest_runs": a.model_selftest_runs,
         "real": real_results(steps, guest_text),
-        "model": {"runs": model_runs(a, policy), "selftests": model_selftests(a, policy)},
+        "model": model_side(a.futexsim, a.cpus, policy, steps, a.model_runs, a.model_selftest_runs),
     }
+
+
+def model_side(futexsim, cpus, policy, steps, runs, selftest_runs):
+    return {"runs": model_runs(futexsim, cpus, policy, steps, runs),
+            "selftests": model_selftests(futexsim, cpus, policy, selftest_runs)}
+
+
+def remodel(rec, futexsim):
+    """The record with its model side run again (the guest's part kept):
+    for a model that changed since the guest ran."""
+    rec = dict(rec)
+    rec["model"] = model_side(futexsim, rec["cpus"], rec["policy"], rec["real"], rec.get("model_runs", 3),
+                              rec.get("model_selftest_runs", 8))
+    rec["model_date"] = datetime.date.today().isoformat()
+    return rec

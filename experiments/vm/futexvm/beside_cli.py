@@ -25,7 +25,8 @@ selftests` on experiments/vm/machines/qemu-tcg-CPUS.json with the policy the
 kernel carries and --kernel v7.2.1.
 
 Writes OUT/POLICY-CPUScpu.json. --table prints the Markdown table of every
-record in OUT; --update-doc FILE puts it between FILE's beside-table markers.
+record in OUT; --update-doc FILE puts it between FILE's beside-table markers;
+--remodel runs the model side of every record again, keeping the guests'.
 Only functional results are compared (slots, pass/fail, return values): a TCG
 guest's timing is not hardware timing.
 
@@ -89,6 +90,9 @@ def parse_args(argv):
     p.add_argument("--out", default=os.path.join(beside.REPO, "experiments", "results", "vm"), metavar="DIR",
                    help="where records go (default experiments/results/vm)")
     p.add_argument("--table", action="store_true", help="print the table of every record in --out and exit")
+    p.add_argument("--remodel", action="store_true",
+                   help="run the model side of every record in --out again (the guests' results kept), "
+                        "for a model that changed since; then exit")
     p.add_argument("--update-doc", metavar="FILE", help="write the table into FILE between its markers and exit")
     a = p.parse_args(argv)
     n = a.cpus
@@ -110,6 +114,21 @@ def default_cache():
 
 def main(argv):
     a = parse_args(argv)
+    if a.remodel:
+        if not os.path.isdir(a.out):
+            bad(f"--out {a.out}: no such folder (no records yet)")
+        if not os.path.isfile(a.futexsim):
+            bad(f"no futexsim at {a.futexsim}: build it with ./setup.sh")
+        for name in sorted(os.listdir(a.out)):
+            if name.endswith(".json"):
+                path = os.path.join(a.out, name)
+                with open(path) as f:
+                    rec = beside.remodel(json.load(f), a.futexsim)
+                with open(path, "w") as f:
+                    json.dump(rec, f, indent=1)
+                    f.write("\n")
+                print(f"beside: ran the model again for {path}", flush=True)
+        return 0
     if a.table or a.update_doc:
         if not os.path.isdir(a.out):
             bad(f"--out {a.out}: no such folder (no records yet)")

@@ -133,19 +133,10 @@ void check_backend_flags(const run_args& a)
 void check_common(run_args& a, unsigned num_cpus)
 {
     run_options& opt = a.opt;
-    const workload_def* wl = nullptr;
-    try {
-        wl = &find_workload(opt.workload);
-    } catch (const std::invalid_argument& e) {
-        throw usage_error(e.what());
-    }
+    const workload_def* wl = usage_checked([&] { return &find_workload(opt.workload); });
     a.workload.refuse_others(*wl);
-    try {
-        if (a.cpus_given)
-            opt.cpus = parse_cpu_list(a.cpus, num_cpus);
-    } catch (const std::invalid_argument& e) {
-        throw usage_error(e.what());
-    }
+    if (a.cpus_given)
+        opt.cpus = usage_checked([&] { return parse_cpu_list(a.cpus, num_cpus); });
     if (opt.presize && !std::has_single_bit(*opt.presize))
         throw usage_error(fmt::format("--presize {}: slots must be a power of two from 2 to {} (use --global-hash "
                                       "for 0)",
@@ -189,12 +180,7 @@ int run_real_backend(run_args& a)
     for (unsigned i = 0; i < a.runs; i++) {
         if (stopped_before(i, a.runs))  // before this run started: nothing to print for it
             return interrupted_status;
-        run_result r;
-        try {
-            r = real::run_real(opt, b);
-        } catch (const std::invalid_argument& e) {
-            throw usage_error(e.what());
-        }
+        const run_result r = usage_checked([&] { return real::run_real(opt, b); });
         print_line(a.json ? json_line(r) : human_line(r));
         if (const int status = status_after(a, r); status >= 0)
             return status;
@@ -216,11 +202,9 @@ int run(run_args& a)
         check_common(a, static_cast<unsigned>(get_nprocs_conf()));
         return run_real_backend(a);
     }
-    try {
-        opt.mach = a.machine_file.empty() ? load_machine_preset(a.machine) : read_machine_file("--machine-file", a.machine_file);
-    } catch (const std::invalid_argument& e) {
-        throw usage_error(e.what());
-    }
+    opt.mach = usage_checked([&] {
+        return a.machine_file.empty() ? load_machine_preset(a.machine) : read_machine_file("--machine-file", a.machine_file);
+    });
     check_common(a, opt.mach.num_cpus());
     usage_checked([&] { return require_pivot_policy(opt.policy); });
     const auto kind = sim::parse_strategy(a.strategy);

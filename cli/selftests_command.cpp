@@ -74,12 +74,9 @@ std::vector<std::string> all_policies()
 
 int run(selftests_args& a)
 {
-    machine m;
-    try {
-        m = a.machine_file.empty() ? load_machine_preset(a.machine) : read_machine_file("--machine-file", a.machine_file);
-    } catch (const std::invalid_argument& e) {
-        throw usage_error(e.what());
-    }
+    machine m = usage_checked([&] {
+        return a.machine_file.empty() ? load_machine_preset(a.machine) : read_machine_file("--machine-file", a.machine_file);
+    });
     if (a.hz) {
         m.hz = a.hz;
         m.rcu_fqs_jiffies = kernel_default_fqs_jiffies(a.hz, m.num_cpus());

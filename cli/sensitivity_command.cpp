@@ -109,11 +109,7 @@ int sensitivity_checked(const sensitivity_args& a);
 // Bad input found by the parsers (std::invalid_argument) is a usage error.
 int sensitivity(const sensitivity_args& a)
 {
-    try {
-        return sensitivity_checked(a);
-    } catch (const std::invalid_argument& e) {
-        throw usage_error(e.what());
-    }
+    return usage_checked([&] { return sensitivity_checked(a); });
 }
 
 int sensitivity_checked(const sensitivity_args& a)

@@ -343,14 +343,8 @@ private:
 
 int sweep(sweep_args& a)
 {
-    sweep_grid g;
-    shard_spec shard;
-    try {
-        g = build_grid(a);
-        shard = parse_shard(a.shard);
-    } catch (const std::invalid_argument& e) {
-        throw usage_error(e.what());
-    }
+    const sweep_grid g = usage_checked([&] { return build_grid(a); });
+    const shard_spec shard = usage_checked([&] { return parse_shard(a.shard); });
     if (a.out.empty())
         throw usage_error("--out FILE is required");
     check_output_path("--out", a.out);

@@ -18,6 +18,7 @@
 #include "sim/run.h"
 #include "tests/machine/preset_checks.h"
 #include "tests/run/parse_workload_flags.h"
+#include "tests/run/small_xeon_run.h"
 
 namespace futexsim {
 workload_def wake_burst_workload();  // doc_examples/wake_burst.cpp
@@ -50,12 +51,7 @@ std::string example_text(const std::string& name)
 TEST_CASE("extending.md's wake-burst workload runs, and its flag is taken and checked", "[docs]")
 {
     register_wake_burst();
-    run_options o;
-    o.mach = load_machine_preset("xeon-6975p-snc3");
-    o.workload = "wake-burst";
-    o.threads = 4;
-    o.seconds = 0.002;
-    o.cpus = parse_cpu_list("0-3", o.mach.num_cpus());
+    run_options o = test::small_xeon_run("wake-burst", 0.002);
     o.params.set("burst", "1");
     const run_result one = sim::simulate(o);
     o.params.set("burst", "64");

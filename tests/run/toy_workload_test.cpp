@@ -14,6 +14,7 @@
 #include "run/workloads/registry.h"
 #include "sim/run.h"
 #include "tests/run/parse_workload_flags.h"
+#include "tests/run/small_xeon_run.h"
 
 using namespace futexsim;
 
@@ -55,13 +56,7 @@ void register_toy()
 
 run_options toy_run()
 {
-    run_options o;
-    o.mach = load_machine_preset("xeon-6975p-snc3");
-    o.workload = "toy-wakers";
-    o.threads = 4;
-    o.seconds = 0.01;
-    o.cpus = parse_cpu_list("0-3", o.mach.num_cpus());
-    return o;
+    return test::small_xeon_run("toy-wakers", 0.01);
 }
 
 }  // namespace

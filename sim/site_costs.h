@@ -57,6 +57,19 @@ public:
     // Where a system call named `syscall` ("FUTEX_WAIT") starts: on its
     // paths' first segment if the table has paths for it, else at `entry`.
     site_id syscall_entry(const std::string& syscall);
+    // The same for a name with static storage (a string literal: every
+    // system call's sim_env::syscall_begins()): looked up once per literal,
+    // then from a list, as id() is; the lookup above builds and compares
+    // path strings, which was a tenth of a latched run's time.
+    site_id syscall_entry(const char* syscall)
+    {
+        for (const entry_slot& e : entry_cache_)
+            if (e.syscall == syscall)
+                return e.id;
+        const site_id id = syscall_entry(std::string(syscall));
+        entry_cache_.push_back({syscall, id});
+        return id;
+    }
     // The picoseconds of the instructions from `at` (where the task is: a
     // site, or a site on a path) up to, not including, the access `to`;
     // `at` moves to `to`.
@@ -99,6 +112,10 @@ private:
         const char* op = nullptr;
         site_id id = 0;
     };
+    struct entry_slot {
+        const char* syscall;
+        site_id id;
+    };
     site_id lookup(const char* function_name, const char* op);
     site_id intern(const std::string& name);
     site_id intern_on_path(const std::string& path_so_far, site_id site);
@@ -121,6 +138,7 @@ private:
     std::vector<std::vector<site_id>> next_;
     std::map<std::pair<std::string, std::string>, bool> charged_;
     std::array<cache_slot, 1024> cache_{};
+    std::vector<entry_slot> entry_cache_;  // syscall_entry(const char*)'s, a few system calls
 };
 
 }  // namespace futexsim::sim

@@ -343,7 +343,7 @@ private:
     bool stop_requested_ = false;
     std::vector<std::uint64_t> events_by_origin_ = std::vector<std::uint64_t>(3);
     std::uint64_t trace_hash_ = 0xcbf29ce484222325ull;
-    quad_heap<event, event_before> queue_;
+    calendar_queue<event, event_before> queue_;  // sim/event_queue.h
     std::vector<std::unique_ptr<task>> tasks_;
     std::vector<vcpu> cpus_;
     std::vector<event_source*> sources_;

@@ -154,16 +154,11 @@ std::uint64_t site_costs::resolve(site_id& at, site_id to)
     const auto [c, added] = charged_.emplace(key, on_path);
     if (!added)
         c->second = c->second && on_path;
-    if (cost_ps_.size() <= from) {
-        cost_ps_.resize(from + 1u);
-        next_.resize(from + 1u);
-    }
-    if (cost_ps_[from].size() <= to) {
-        cost_ps_[from].resize(to + 1u, unset);
-        next_[from].resize(to + 1u, 0);
-    }
-    cost_ps_[from][to] = ps;
-    next_[from][to] = next;
+    if (segments_.size() <= from)
+        segments_.resize(from + 1u);
+    if (segments_[from].size() <= to)
+        segments_[from].resize(to + 1u);
+    segments_[from][to] = {ps, next};
     at = next;
     return ps;
 }

@@ -75,10 +75,12 @@ public:
     // `at` moves to `to`.
     std::uint64_t segment_ps(site_id& at, site_id to)
     {
-        if (at < cost_ps_.size() && to < cost_ps_[at].size() && cost_ps_[at][to] != unset) {
-            const std::uint64_t ps = cost_ps_[at][to];
-            at = next_[at][to];
-            return ps;
+        if (at < segments_.size() && to < segments_[at].size()) {
+            const segment& s = segments_[at][to];
+            if (s.ps != unset) {
+                at = s.next;
+                return s.ps;
+            }
         }
         return resolve(at, to);
     }
@@ -93,8 +95,7 @@ public:
     void forget()
     {
         charged_.clear();
-        cost_ps_.clear();
-        next_.clear();
+        segments_.clear();
     }
     // The kernel function the compiler puts a model helper's accesses in.
     static const std::map<std::string, std::string>& kernel_inlined_into();
@@ -134,8 +135,14 @@ private:
     std::vector<std::string> names_;
     std::vector<site_id> site_of_;  // a name's site: itself, or a path's last
     std::map<std::string, site_id> ids_;
-    std::vector<std::vector<std::uint64_t>> cost_ps_;
-    std::vector<std::vector<site_id>> next_;
+    // A segment resolved: its cost, and where the task is after it. By the
+    // site it starts at, then the access it ends at; cost and next side by
+    // side, one load chain on every access.
+    struct segment {
+        std::uint64_t ps = unset;
+        site_id next = 0;
+    };
+    std::vector<std::vector<segment>> segments_;
     std::map<std::pair<std::string, std::string>, bool> charged_;
     std::array<cache_slot, 1024> cache_{};
     std::vector<entry_slot> entry_cache_;  // syscall_entry(const char*)'s, a few system calls

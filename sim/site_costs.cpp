@@ -118,6 +118,14 @@ site_costs::site_id site_costs::syscall_entry(const std::string& syscall)
     return intern_on_path(syscall + ">entry", entry);
 }
 
+site_costs::site_id site_costs::lookup_call_site(const char* function_name, unsigned line, const char* op)
+{
+    const auto [it, added] = call_sites_.try_emplace(call_site{function_name, line, op}, site_id{0});
+    if (added)
+        it->second = lookup(function_name, op);
+    return it->second;
+}
+
 site_costs::site_id site_costs::lookup(const char* function_name, const char* op)
 {
     std::string fn = unqualified(function_name);

@@ -27,6 +27,7 @@
 #include <set>
 #include <source_location>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -51,7 +52,7 @@ public:
         cache_slot& slot = cache_[(key >> 4 ^ key >> 12) & (cache_.size() - 1)];
         if (slot.fn == loc.function_name() && slot.line == loc.line() && slot.op == op)
             return slot.id;
-        slot = {loc.function_name(), loc.line(), op, lookup(loc.function_name(), op)};
+        slot = {loc.function_name(), loc.line(), op, lookup_call_site(loc.function_name(), loc.line(), op)};
         return slot.id;
     }
     // Where a system call named `syscall` ("FUTEX_WAIT") starts: on its
@@ -117,6 +118,23 @@ private:
         const char* syscall;
         site_id id;
     };
+    struct call_site {
+        const char* fn;
+        unsigned line;
+        const char* op;
+        bool operator==(const call_site&) const = default;
+    };
+    struct call_site_hash {
+        std::size_t operator()(const call_site& c) const
+        {
+            return std::hash<const void*>{}(c.fn) * 31 + std::hash<const void*>{}(c.op) * 7 + c.line;
+        }
+    };
+    // id() when its cache does not have the call site: from every call site
+    // seen so far, or lookup(). Two sites sharing a slot of the cache take
+    // turns in it, and lookup() builds and compares strings (reproducer 2's
+    // latched run spent 7% of its time there).
+    site_id lookup_call_site(const char* function_name, unsigned line, const char* op);
     site_id lookup(const char* function_name, const char* op);
     site_id intern(const std::string& name);
     site_id intern_on_path(const std::string& path_so_far, site_id site);
@@ -145,6 +163,7 @@ private:
     std::vector<std::vector<segment>> segments_;
     std::map<std::pair<std::string, std::string>, bool> charged_;
     std::array<cache_slot, 1024> cache_{};
+    std::unordered_map<call_site, site_id, call_site_hash> call_sites_;
     std::vector<entry_slot> entry_cache_;  // syscall_entry(const char*)'s, a few system calls
 };
 

@@ -15,6 +15,8 @@
 //   line_services/s     queued cache-line accesses served per wall second
 //   events/s            engine events per wall second
 //   peak_rss_MiB        the process's peak resident set so far
+// `repro2_latched_192` is reproducer 2 (producer-consumer) with 192 threads
+// on CPUs 0-191, latched.
 // Run by hand: build/futexsim_sim_bench [--benchmark_filter=latched]. The
 // run lengths are arguments (virtual milliseconds); longer runs dilute the
 // ramp-up at the start: the latched run goes 0.5 s (quick) and 4 s (the
@@ -55,13 +57,16 @@ double peak_rss_mib()
     return static_cast<double>(u.ru_maxrss) / 1024.0;  // ru_maxrss is in KiB on Linux
 }
 
-void reference_run(benchmark::State& state, unsigned threads, bool presized, bool fast_forward = false)
+void reference_run(benchmark::State& state, unsigned threads, bool presized,
+                   bool fast_forward = false, const char* workload = "wake-nowaiters",
+                   const char* cpus = "0-95")
 {
     run_options o;
     o.mach = load_machine_preset("xeon-6975p-snc3");
+    o.workload = workload;
     o.threads = threads;
     o.seconds = static_cast<double>(state.range(0)) / 1e3;
-    o.cpus = parse_cpu_list("0-95", o.mach.num_cpus());
+    o.cpus = parse_cpu_list(cpus, o.mach.num_cpus());
     if (presized)
         o.presize = 512;
     sim::sim_counters c;
@@ -95,6 +100,12 @@ void presized_96(benchmark::State& s) { reference_run(s, 96, true); }
 void auto_16(benchmark::State& s) { reference_run(s, 16, false); }
 void presized_96_fast_forward(benchmark::State& s) { reference_run(s, 96, true, true); }
 void presized_1(benchmark::State& s) { reference_run(s, 1, true); }
+// Reproducer 2 as the real machine's recovery study ran it: 192 threads
+// on every CPU, latched within its first tens of milliseconds.
+void repro2_latched_192(benchmark::State& s)
+{
+    reference_run(s, 192, false, false, "producer-consumer", "0-191");
+}
 
 void model_alone(benchmark::State& state)
 {
@@ -129,6 +140,8 @@ void model_alone(benchmark::State& state)
 // 4 virtual seconds: issue 14's first target (at most 4 s of wall time).
 BENCHMARK(latched_96)->Arg(500)->Arg(4000)->Unit(benchmark::kSecond)->Iterations(1);
 BENCHMARK(presized_96)->Arg(20)->Unit(benchmark::kSecond)->Iterations(1);
+// Issue 30's second target, once latched: the difference of the two lengths.
+BENCHMARK(repro2_latched_192)->Arg(500)->Arg(2000)->Unit(benchmark::kSecond)->Iterations(1);
 BENCHMARK(auto_16)->Arg(50)->Unit(benchmark::kSecond)->Iterations(1);
 BENCHMARK(presized_96_fast_forward)->Arg(4000)->Unit(benchmark::kSecond)->Iterations(1);
 // A healthy operation's cost: one thread for 2 virtual seconds (about 20 M

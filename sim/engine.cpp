@@ -224,7 +224,15 @@ void engine::sync()
     if (tearing_down_ || queue_.empty() || queue_.top().t >= now_)
         return;
     task& t = current();
-    push_resume(now_, t);
+    if (cfg_.fast_paths) {
+        // Its number taken now, as enqueue() would: leave() holds it
+        // (own_resume_). No run-ahead to pull in: the task runs next only
+        // after enter(), which sets it.
+        own_resume_ = {now_, seq_++, ev_kind::resume, 0, 0, t.id, t.gen};
+        own_resume_held_ = true;
+    } else {
+        push_resume(now_, t);
+    }
     leave();
 }
 
@@ -313,7 +321,11 @@ void engine::post_now(std::uint8_t source, std::uint8_t what, std::uint32_t arg)
 // every event).
 bool engine::loop_stops() const
 {
-    return queue_.empty() || queue_.top().t > until_ || interrupt_pending() || only_tick_left();
+    if (own_resume_next())
+        return own_resume_.t > until_ || interrupt_pending();
+    // A held resumption is a second event: not only the tick left.
+    return queue_.empty() || queue_.top().t > until_ || interrupt_pending() ||
+           (!own_resume_held_ && only_tick_left());
 }
 
 // Nothing but the tick left: every task has exited or sleeps forever.
@@ -336,6 +348,15 @@ void engine::leave()
     }
     task* const self = std::exchange(current_task_, nullptr);
     while (!loop_stops()) {
+        if (own_resume_next()) {  // as take() and the resumption below would
+            own_resume_held_ = false;
+            now_ = own_resume_.t;
+            count_event(ev_kind::resume, 0);
+            if (!resumable(own_resume_, *self))
+                continue;
+            enter(*self);
+            return;
+        }
         const event ev = take();
         if (ev.kind != ev_kind::resume) {
             process(ev);
@@ -344,6 +365,7 @@ void engine::leave()
         task& t = *tasks_[ev.arg];
         if (!resumable(ev, t))
             continue;
+        queue_own_resume();  // before enter(), which reads the queue's top
         enter(t);
         if (&t == self)
             return;
@@ -351,6 +373,7 @@ void engine::leave()
         keep_switcher_fiber(std::move(t.fib).resume());
         return;  // resumed: whoever switched here has entered this task
     }
+    queue_own_resume();
     current_task_ = self;
     yield_to_engine();
 }

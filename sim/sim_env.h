@@ -321,7 +321,7 @@ public:
     cache_model& cache() { return cache_; }
     site_costs& sites() { return sites_; }
 
-    // The system call `name` ("FUTEX_WAIT") begins its first kernel
+    // The system call `name` (a string literal: "FUTEX_WAIT") begins its first kernel
     // function, or has returned: the site segments are counted from and to
     // (sim/process.cpp), on that call's paths.
     void syscall_begins(const char* name)

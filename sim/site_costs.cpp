@@ -118,6 +118,14 @@ site_costs::site_id site_costs::syscall_entry(const std::string& syscall)
     return intern_on_path(syscall + ">entry", entry);
 }
 
+site_costs::site_id site_costs::lookup_call_site(const char* function_name, unsigned line, const char* op)
+{
+    const auto [it, added] = call_sites_.try_emplace(call_site{function_name, line, op}, site_id{0});
+    if (added)
+        it->second = lookup(function_name, op);
+    return it->second;
+}
+
 site_costs::site_id site_costs::lookup(const char* function_name, const char* op)
 {
     std::string fn = unqualified(function_name);
@@ -154,16 +162,11 @@ std::uint64_t site_costs::resolve(site_id& at, site_id to)
     const auto [c, added] = charged_.emplace(key, on_path);
     if (!added)
         c->second = c->second && on_path;
-    if (cost_ps_.size() <= from) {
-        cost_ps_.resize(from + 1u);
-        next_.resize(from + 1u);
-    }
-    if (cost_ps_[from].size() <= to) {
-        cost_ps_[from].resize(to + 1u, unset);
-        next_[from].resize(to + 1u, 0);
-    }
-    cost_ps_[from][to] = ps;
-    next_[from][to] = next;
+    if (segments_.size() <= from)
+        segments_.resize(from + 1u);
+    if (segments_[from].size() <= to)
+        segments_[from].resize(to + 1u);
+    segments_[from][to] = {ps, next};
     at = next;
     return ps;
 }

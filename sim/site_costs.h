@@ -27,6 +27,7 @@
 #include <set>
 #include <source_location>
 #include <string>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -51,21 +52,36 @@ public:
         cache_slot& slot = cache_[(key >> 4 ^ key >> 12) & (cache_.size() - 1)];
         if (slot.fn == loc.function_name() && slot.line == loc.line() && slot.op == op)
             return slot.id;
-        slot = {loc.function_name(), loc.line(), op, lookup(loc.function_name(), op)};
+        slot = {loc.function_name(), loc.line(), op, lookup_call_site(loc.function_name(), loc.line(), op)};
         return slot.id;
     }
     // Where a system call named `syscall` ("FUTEX_WAIT") starts: on its
     // paths' first segment if the table has paths for it, else at `entry`.
     site_id syscall_entry(const std::string& syscall);
+    // The same for a name with static storage (a string literal: every
+    // system call's sim_env::syscall_begins()): looked up once per literal,
+    // then from a list, as id() is; the lookup above builds and compares
+    // path strings, which was a tenth of a latched run's time.
+    site_id syscall_entry(const char* syscall)
+    {
+        for (const entry_slot& e : entry_cache_)
+            if (e.syscall == syscall)
+                return e.id;
+        const site_id id = syscall_entry(std::string(syscall));
+        entry_cache_.push_back({syscall, id});
+        return id;
+    }
     // The picoseconds of the instructions from `at` (where the task is: a
     // site, or a site on a path) up to, not including, the access `to`;
     // `at` moves to `to`.
     std::uint64_t segment_ps(site_id& at, site_id to)
     {
-        if (at < cost_ps_.size() && to < cost_ps_[at].size() && cost_ps_[at][to] != unset) {
-            const std::uint64_t ps = cost_ps_[at][to];
-            at = next_[at][to];
-            return ps;
+        if (at < segments_.size() && to < segments_[at].size()) {
+            const segment& s = segments_[at][to];
+            if (s.ps != unset) {
+                at = s.next;
+                return s.ps;
+            }
         }
         return resolve(at, to);
     }
@@ -80,8 +96,7 @@ public:
     void forget()
     {
         charged_.clear();
-        cost_ps_.clear();
-        next_.clear();
+        segments_.clear();
     }
     // The kernel function the compiler puts a model helper's accesses in.
     static const std::map<std::string, std::string>& kernel_inlined_into();
@@ -99,6 +114,27 @@ private:
         const char* op = nullptr;
         site_id id = 0;
     };
+    struct entry_slot {
+        const char* syscall;
+        site_id id;
+    };
+    struct call_site {
+        const char* fn;
+        unsigned line;
+        const char* op;
+        bool operator==(const call_site&) const = default;
+    };
+    struct call_site_hash {
+        std::size_t operator()(const call_site& c) const
+        {
+            return std::hash<const void*>{}(c.fn) * 31 + std::hash<const void*>{}(c.op) * 7 + c.line;
+        }
+    };
+    // id() when its cache does not have the call site: from every call site
+    // seen so far, or lookup(). Two sites sharing a slot of the cache take
+    // turns in it, and lookup() builds and compares strings (reproducer 2's
+    // latched run spent 7% of its time there).
+    site_id lookup_call_site(const char* function_name, unsigned line, const char* op);
     site_id lookup(const char* function_name, const char* op);
     site_id intern(const std::string& name);
     site_id intern_on_path(const std::string& path_so_far, site_id site);
@@ -117,10 +153,18 @@ private:
     std::vector<std::string> names_;
     std::vector<site_id> site_of_;  // a name's site: itself, or a path's last
     std::map<std::string, site_id> ids_;
-    std::vector<std::vector<std::uint64_t>> cost_ps_;
-    std::vector<std::vector<site_id>> next_;
+    // A segment resolved: its cost, and where the task is after it. By the
+    // site it starts at, then the access it ends at; cost and next side by
+    // side, one load chain on every access.
+    struct segment {
+        std::uint64_t ps = unset;
+        site_id next = 0;
+    };
+    std::vector<std::vector<segment>> segments_;
     std::map<std::pair<std::string, std::string>, bool> charged_;
     std::array<cache_slot, 1024> cache_{};
+    std::unordered_map<call_site, site_id, call_site_hash> call_sites_;
+    std::vector<entry_slot> entry_cache_;  // syscall_entry(const char*)'s, a few system calls
 };
 
 }  // namespace futexsim::sim

@@ -10,7 +10,7 @@ import sys
 import tempfile
 import time
 
-from . import beside, beside_table
+from . import beside, beside_table, cli
 
 DESCRIPTION = """\
 Runs one kernel in one guest beside the model (issue 29, docs/vm.md "Beside the model").
@@ -55,11 +55,7 @@ def thread_list(text):
 
 
 def count(lo, hi):
-    def parse(text):
-        if not text.isdigit() or not lo <= int(text) <= hi:
-            raise argparse.ArgumentTypeError(f"takes a whole number from {lo} to {hi}, not {text!r}")
-        return int(text)
-    return parse
+    return cli.positive_int("", lo, hi)
 
 
 def parse_args(argv):

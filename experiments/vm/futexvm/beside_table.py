@@ -145,12 +145,15 @@ def selftest_rows(rec):
     if not cases:
         rows.append(f"| {guest} | {rec['policy']} | futex_requeue_pi | {text} | not modelled (PI) | - |")
         return rows
-    owner_failed = sum(1 for r in pi_runs if any(not c[1] and "owner" in c[0] for c in r["cases"]["checks"])
+    owner_failed = sum(1 for r in pi_runs if any(not c[1] and "owner" in c[0] for c in r["cases"]["checks"]))
+    other_failed = sum(1 for r in pi_runs if any(not c[1] and "owner" not in c[0] for c in r["cases"]["checks"])
                        or r["cases"]["ended_by_timeout"])
     c = cases[0]
     model_failed = c["passed"] != c["runs"]
     if not pi_runs:
         verdict = "-"
+    elif other_failed:
+        verdict = f"**no: other variants failed or hung in {other_failed} of {len(pi_runs)} (PI, not modelled)**"
     elif (owner_failed > 0) == model_failed:
         verdict = "yes"
     else:

@@ -106,6 +106,29 @@ def record(real_slots, model_slots, requeue_lines, model_requeue_passed):
                                                "returned": "10/7 x8"}]}}}
 
 
+class Portable(unittest.TestCase):
+    def test_a_record_names_no_path_of_this_machine(self):
+        rec = {"image": "/home/u/.cache/futexsim/k/images/wait-for-new/bzImage",
+               "lines": ["# /home/u/.cache/futexsim/k/linux-source-7.2/f.c:69:x:Expected 1 (1) == y (0)"],
+               "command": f"run --machine-file {beside.REPO}/experiments/vm/machines/qemu-tcg-8.json", "n": 3}
+        out = beside.portable(rec, "/home/u/.cache/futexsim/k")
+        self.assertEqual(out["image"], "<kernel-cache>/images/wait-for-new/bzImage")
+        self.assertTrue(out["lines"][0].startswith("# <kernel-cache>/linux-source-7.2/f.c:69:"))
+        self.assertEqual(out["command"], "run --machine-file experiments/vm/machines/qemu-tcg-8.json")
+        self.assertEqual(out["n"], 3)
+        # The parser still reads a line so rewritten.
+        run = selftest_output.parse("futex_requeue", out["lines"], 1)
+        self.assertEqual(run["failed"][0]["got"], 0)
+
+    def test_the_committed_records_name_no_path_of_this_machine(self):
+        folder = os.path.join(vmtest.REPO, "experiments", "results", "vm")
+        for name in sorted(os.listdir(folder)) if os.path.isdir(folder) else []:
+            with open(os.path.join(folder, name)) as f:
+                text = f.read()
+            for root in ("/root/", "/home/", "/tmp/", "/work/", vmtest.REPO):
+                self.assertNotIn(root, text, f"{name} names {root}")
+
+
 class PanicTrace(unittest.TestCase):
     def test_the_lines_up_to_the_panic(self):
         with tempfile.TemporaryDirectory() as d:

@@ -162,6 +162,29 @@ def panic_trace(console_path, keep=80):
     return [] if at is None else lines[max(0, at - keep + 1):at + 1]
 
 
+def portable(value, cache):
+    """The record as the repository keeps it, naming no path of this
+    machine: the kernel cache's becomes `<kernel-cache>/...`, the
+    checkout's repository-relative (the futexsim that ran the model,
+    build/futexsim, and the machine files)."""
+    if isinstance(value, dict):
+        return {k: portable(v, cache) for k, v in value.items()}
+    if isinstance(value, list):
+        return [portable(v, cache) for v in value]
+    if isinstance(value, str):
+        if cache:
+            value = value.replace(os.path.realpath(cache).rstrip("/") + "/", "<kernel-cache>/")
+            value = value.replace(cache.rstrip("/") + "/", "<kernel-cache>/")
+        return value.replace(REPO + "/", "")
+    return value
+
+
+def write_record(path, rec, cache):
+    with open(path, "w") as f:
+        json.dump(portable(rec, cache), f, indent=1)
+        f.write("\n")
+
+
 def host_cpu():
     try:
         with open("/proc/cpuinfo") as f:

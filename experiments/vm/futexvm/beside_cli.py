@@ -115,14 +115,13 @@ def main(argv):
             bad(f"--out {a.out}: no such folder (no records yet)")
         if not os.path.isfile(a.futexsim):
             bad(f"no futexsim at {a.futexsim}: build it with ./setup.sh")
+        cache = a.cache or default_cache()
         for name in sorted(os.listdir(a.out)):
             if name.endswith(".json"):
                 path = os.path.join(a.out, name)
                 with open(path) as f:
                     rec = beside.remodel(json.load(f), a.futexsim)
-                with open(path, "w") as f:
-                    json.dump(rec, f, indent=1)
-                    f.write("\n")
+                beside.write_record(path, rec, cache)
                 print(f"beside: ran the model again for {path}", flush=True)
         return 0
     if a.table or a.update_doc:
@@ -143,7 +142,8 @@ def main(argv):
             "(measure the guest's topology and HZ and write one, as qemu-tcg-8.json was)")
     if not os.path.isfile(a.futexsim):
         bad(f"no futexsim at {a.futexsim}: build it with ./setup.sh")
-    image = a.kernel_image or beside.default_image(a.cache or default_cache(), a.policy)
+    cache = a.cache or default_cache()
+    image = a.kernel_image or beside.default_image(cache, a.policy)
     if image and not os.path.isfile(image):
         bad(f"no kernel image at {image}: experiments/kernel/build-kernel --patch {a.policy}")
     cmd = [beside.RUN, "--cpus", str(a.cpus), "--timeout", f"{a.timeout:g}", "--futexsim", a.futexsim,
@@ -170,9 +170,7 @@ def main(argv):
         rec["panic_trace"] = trace
     os.makedirs(a.out, exist_ok=True)
     path = os.path.join(a.out, f"{a.policy}-{a.cpus}cpu.json")
-    with open(path, "w") as f:
-        json.dump(rec, f, indent=1)
-        f.write("\n")
+    beside.write_record(path, rec, cache)
     missing = sum(1 for r in rec["real"] if r.get("missing"))
     print(f"beside: wrote {path}" + (f" ({missing} command(s) not reported)" if missing else ""))
     sys.stdout.write(beside_table.render([rec]))

@@ -46,7 +46,7 @@ def build(cache, log):
             # (linux-libc-dev): the tests define what older headers lack.
             cmd = ["gcc", "-static", "-O2", "-pthread", "-D_FILE_OFFSET_BITS=64",
                    "-D_TIME_BITS=64", "-I../include", "-I../../", "-DLIBNUMA_VER_NO=1",
-                   c_file, "-o", out + ".tmp", "-lpthread", "-lrt"]
+                   name + ".c", "-o", out + ".tmp", "-lpthread", "-lrt"]  # __FILE__: the name alone
             r = subprocess.run(cmd, cwd=src, capture_output=True, text=True)
             if r.returncode != 0:
                 first = next((ln for ln in r.stderr.splitlines() if "error" in ln), r.stderr.strip()[:200])

@@ -37,16 +37,27 @@ std::vector<unsigned> all_cpus(const machine& m)
     return cpus;
 }
 
+// One scenario's fresh process (the harness forks one per TEST()), with
+// the policy and kernel under test, its engine, and every CPU to run on.
+struct selftest_process {
+    sim_process proc;
+    engine& eng;
+    std::vector<unsigned> cpus;
+    selftest_process(const machine& m, const selftest_options& opt)
+        : proc(m, opt.seed), eng(proc.eng()), cpus(all_cpus(m))
+    {
+        set_up(proc, opt);
+    }
+};
+
 // The main thread grows the process to `pool` parked workers, makes one
 // FUTEX_WAIT (with `opflags`) on a word holding 0, expecting `expected`,
 // and finally wakes and joins the workers.
 wait_call_result run_single_wait(const machine& m, const selftest_options& opt, unsigned pool,
                                  std::uint32_t expected, int opflags)
 {
-    sim_process proc(m, opt.seed);
-    set_up(proc, opt);
-    engine& eng = proc.eng();
-    const std::vector<unsigned> cpus = all_cpus(m);
+    selftest_process sp(m, opt);
+    auto& [proc, eng, cpus] = sp;
     const std::uint64_t f1 = proc.alloc_futex_word(0);
     const std::uint64_t idle = proc.alloc_futex_word(0);
 
@@ -80,10 +91,8 @@ std::string errno_name(int ret)
 
 requeue_result run_futex_requeue(const machine& m, const selftest_options& opt, unsigned waiters)
 {
-    sim_process proc(m, opt.seed);
-    set_up(proc, opt);
-    engine& eng = proc.eng();
-    const std::vector<unsigned> cpus = all_cpus(m);
+    selftest_process sp(m, opt);
+    auto& [proc, eng, cpus] = sp;
 
     requeue_result r;
     r.expected_requeued = static_cast<int>(waiters);
@@ -113,10 +122,8 @@ requeue_result run_futex_requeue(const machine& m, const selftest_options& opt, 
 
 handshake_result run_futex_requeue_pi_handshake(const machine& m, const selftest_options& opt)
 {
-    sim_process proc(m, opt.seed);
-    set_up(proc, opt);
-    engine& eng = proc.eng();
-    const std::vector<unsigned> cpus = all_cpus(m);
+    selftest_process sp(m, opt);
+    auto& [proc, eng, cpus] = sp;
     const std::uint64_t f1 = proc.alloc_futex_word(0);
     const std::uint64_t wake_complete = proc.alloc_futex_word(0);
     int waiters_blocked = 0;  // the test's atomic counter; one OS thread runs every fiber

@@ -101,11 +101,10 @@ def parse_args(argv):
 
 
 def default_cache():
-    fetch = os.path.join(beside.REPO, "experiments", "kernel", "fetch")
-    r = subprocess.run([fetch, "--print-cache"], capture_output=True, text=True)
-    if r.returncode != 0:
-        bad(f"experiments/kernel/fetch --print-cache failed: {r.stderr.strip()}")
-    return r.stdout.strip()
+    try:
+        return cli.kernel_cache()
+    except RuntimeError as e:
+        bad(str(e))
 
 
 def main(argv):

@@ -97,11 +97,20 @@ def parse_args(argv):
     return p.parse_args(argv)
 
 
-def default_cache():
+def kernel_cache():
+    """The kernel cache experiments/kernel/fetch uses; RuntimeError saying
+    why not."""
     r = subprocess.run([FETCH, "--print-cache"], capture_output=True, text=True)
     if r.returncode != 0:
-        bad(f"experiments/kernel/fetch --print-cache failed: {r.stderr.strip()}")
+        raise RuntimeError(f"experiments/kernel/fetch --print-cache failed: {r.stderr.strip()}")
     return r.stdout.strip()
+
+
+def default_cache():
+    try:
+        return kernel_cache()
+    except RuntimeError as e:
+        bad(str(e))
 
 
 def selftest_names(spec):

@@ -30,6 +30,7 @@
 #include "cli/sweep_grid.h"
 #include "machine/embedded_presets.h"
 #include "machine/machine.h"
+#include "model/kernel_version.h"
 #include "run/plural.h"
 #include "run/stop_signal.h"
 
@@ -41,6 +42,7 @@ using json = nlohmann::ordered_json;
 
 struct sensitivity_args {
     std::string machine = "xeon-6975p-snc3", machine_file, workload = "wake-nowaiters";
+    std::string kernel{model::kernel_version_name(model::default_kernel_version)};
     std::string threads = "32,48,64,80,96", cpus = "0-95", out_dir, format = "md";
     std::optional<std::string> params;  // not given: every parameter
     unsigned runs = 4, jobs = 0;
@@ -136,6 +138,8 @@ int sensitivity_checked(const sensitivity_args& a)
         }
     }
     const std::vector<unsigned> threads = parse_uint_grid("--threads", a.threads);
+    if (!model::parse_kernel_version(a.kernel))
+        throw usage_error(fmt::format("--kernel: unknown kernel '{}' (valid: {})", a.kernel, model::kernel_version_names));
     const std::string base = base_machine_text(a);
     if (a.machine_file.empty())
         parse_machine_json(base, a.machine);  // a preset: valid
@@ -166,13 +170,13 @@ int sensitivity_checked(const sensitivity_args& a)
     // Flag, value pairs, packed (clang-format would put each on its own line).
     // clang-format off
     const std::vector<std::string> auto_sweep = {
-        "sweep", "--machine", "", "--machine-file", files, "--workload", a.workload, "--threads", a.threads,
-        "--arms", "auto", "--runs", std::to_string(a.runs), "--seconds", fmt::format("{}", a.seconds),
+        "sweep", "--machine", "", "--machine-file", files, "--workload", a.workload, "--kernel", a.kernel,
+        "--threads", a.threads, "--arms", "auto", "--runs", std::to_string(a.runs), "--seconds", fmt::format("{}", a.seconds),
         "--cpus", a.cpus, "--out", auto_out, "--jobs", jobs};
     run_self(auto_sweep, "the auto-scaled sweep (1 of 2)");
     const std::vector<std::string> presized_sweep = {
-        "sweep", "--machine", "", "--machine-file", files, "--workload", a.workload, "--threads",
-        std::to_string(threads.back()), "--arms", "presize:512", "--runs", "1", "--seconds",
+        "sweep", "--machine", "", "--machine-file", files, "--workload", a.workload, "--kernel", a.kernel,
+        "--threads", std::to_string(threads.back()), "--arms", "presize:512", "--runs", "1", "--seconds",
         fmt::format("{}", a.presized_seconds), "--cpus", a.cpus, "--out", presized_out, "--jobs", jobs};
     // clang-format on
     run_self(presized_sweep, "the presized sweep (2 of 2; the auto-scaled one is complete)");
@@ -221,6 +225,7 @@ int sensitivity_checked(const sensitivity_args& a)
     if (a.format == "json") {
         json j;
         j["workload"] = a.workload;
+        j["kernel"] = a.kernel;
         j["machine"] = a.machine_file.empty() ? a.machine : a.machine_file;
         j["threads"] = threads;
         j["runs"] = a.runs;
@@ -242,8 +247,8 @@ int sensitivity_checked(const sensitivity_args& a)
         print_line(j.dump(2));
         return 0;
     }
-    print_line(fmt::format("# Sensitivity: {} on {}, threads {}, {} of {} virtual s per point",
-                           a.workload, a.machine_file.empty() ? a.machine : a.machine_file,
+    print_line(fmt::format("# Sensitivity: {} on {} under {}, threads {}, {} of {} virtual s per point",
+                           a.workload, a.machine_file.empty() ? a.machine : a.machine_file, a.kernel,
                            a.threads, count_noun(a.runs, "run"), a.seconds));
     print_line("");
     print_line(fmt::format("Preset: threshold {}, auto {:.1f} Mops/s at {} threads, presized {:.1f} Mops/s.",
@@ -280,6 +285,9 @@ void register_sensitivity(CLI::App& app)
     auto* machine = sub->add_option("--machine", a->machine, "Machine preset to vary")->capture_default_str();
     sub->add_option("--machine-file", a->machine_file, "Machine file to vary instead of a preset")->excludes(machine);
     sub->add_option("--workload", a->workload, "Workload")->capture_default_str();
+    sub->add_option("--kernel", a->kernel, fmt::format("Kernel version the model runs (as run's --kernel: {})",
+                                                      model::kernel_version_names))
+        ->capture_default_str();
     sub->add_option("--threads", a->threads, "Thread grid for the threshold (as sweep's --threads)")->capture_default_str();
     sub->add_option("--cpus", a->cpus, "CPU list every run may use")->capture_default_str();
     sub->add_option("--runs", a->runs, "Auto-scaled runs (seeds) per thread count and variant (at least 4 for "

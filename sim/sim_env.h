@@ -417,38 +417,38 @@ private:
         });
     }
 
-    // The model's every shared-word access. A hit on a quiet line is the
-    // common case and is inlined into the model's code; the rest is
-    // access_slow().
+    // The model's every shared-word access. The instructions since the last
+    // memory operation are charged first; that charge may yield (the tick,
+    // the end of the run-ahead), so the line is looked at only after it. A
+    // hit on a quiet line is the common case and is inlined into the
+    // model's code; the rest is access_charged().
     template <class T, class Op>
     [[gnu::always_inline]] auto access(word<T>& w, bool is_write, site_costs::site_id s, Op op) -> decltype(op(w))
     {
+        // Set-up, teardown and unwinding touch memory outside simulated time.
+        if (!eng_.in_task() || eng_.tearing_down()) [[unlikely]]
+            return op(w);
+        eng_.charge(site_charge(s));
         cache_line* l = w.line;
-        if (l && eng_.in_task() && !eng_.tearing_down() && quiet(*l) &&
-            cache_model::quiet_hit(*l, eng_.cpu(), is_write))
-            // The instructions since the last memory operation, then the hit.
-            return take_hit(w, *l, is_write, site_charge(s) + (is_write ? rmw_ns_ : hit_ns_), op);
-        return access_slow(w, is_write, s, op);
+        if (l && quiet(*l) && cache_model::quiet_hit(*l, eng_.cpu(), is_write))
+            return take_hit(w, *l, is_write, is_write ? rmw_ns_ : hit_ns_, op);
+        return access_charged(w, is_write, op);
     }
 
+    // An access whose instructions are charged: a first touch, a line that
+    // is contended or in flight, or a miss.
     template <class T, class Op>
-    [[gnu::noinline]] auto access_slow(word<T>& w, bool is_write, site_costs::site_id s, Op op) -> decltype(op(w))
+    [[gnu::noinline]] auto access_charged(word<T>& w, bool is_write, Op& op) -> decltype(op(w))
     {
-        // Set-up, teardown and unwinding touch memory outside simulated time.
-        if (!eng_.in_task() || eng_.tearing_down())
+        if (eng_.tearing_down())  // the charge above may have begun the teardown
             return op(w);
-        if (!w.line) { // its first access: access()'s test, now that the line is known
+        if (!w.line)
             w.line = &cache_.line_for(&w);
-            return access(w, is_write, s, op);
-        }
         cache_line& l = *w.line;
         // A contended line, or one in flight within the lookahead, changes
         // under pending events: catch up first.
-        const bool contended = !quiet(l);
-        eng_.charge(site_charge(s));
-        if (contended)
+        if (!quiet(l))
             eng_.sync();
-        // Looked at again: the charge above may have yielded.
         if (cache_.hit(l, eng_.cpu(), is_write))
             return take_hit(w, l, is_write, is_write ? rmw_ns_ : hit_ns_, op);
         using R = decltype(op(w));
@@ -472,8 +472,11 @@ private:
                l.busy_until <= eng_.now() - eng_.lookahead();
     }
 
-    // A hit: counted, a write takes the line, `cost` is charged, the access
-    // takes effect.
+    // A hit: counted; a write takes the line and the access takes effect
+    // at once, together (a spinner the write releases must find the new
+    // value), then `cost` is charged. Charged before taking effect, a
+    // charge that yields would let a released spinner read the old value
+    // and go back to spinning on a write that has already happened.
     template <class T, class Op>
     [[gnu::always_inline]] auto take_hit(word<T>& w, cache_line& l, bool is_write, vtime cost,
                                          Op& op) -> decltype(op(w))
@@ -481,8 +484,9 @@ private:
         ++cache_.stats().hits;
         if (is_write)
             cache_.local_write(l, eng_.cpu());
+        auto out = op(w);
         eng_.charge(cost);
-        return op(w);
+        return out;
     }
 
     engine& eng_;

@@ -6,7 +6,7 @@ set -euo pipefail
 futexsim=$1
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
-args=(--params kernel_cpi,hz,modified_read --threads 8,64 --runs 1 --seconds 0.02 --presized-seconds 0.005 --jobs 2)
+args=(--kernel v7.2 --params kernel_cpi,hz,modified_read --threads 8,64 --runs 1 --seconds 0.02 --presized-seconds 0.005 --jobs 2)
 
 "$futexsim" sensitivity "${args[@]}" --out-dir "$dir/s" >"$dir/table.md"
 grep -q '^| parameter |' "$dir/table.md"
@@ -26,6 +26,7 @@ import json, sys
 j = json.load(open(sys.argv[1]))
 names = sorted(p["name"] for p in j["parameters"])
 assert names == ["hz", "kernel_cpi", "modified_read"], names
+assert j["kernel"] == "v7.2", j["kernel"]
 for p in j["parameters"]:
     assert p["low"] < p["high"], p
     for side in ("at_low", "at_high"):
@@ -38,4 +39,9 @@ status=0
 status=0
 "$futexsim" sensitivity --out-dir "$dir/x" --threads 8,x 2>"$dir/err" || status=$?
 [ "$status" = 2 ] && [ "$(wc -l <"$dir/err")" = 1 ]
+# The sweeps ran the kernel asked for.
+grep -q '"kernel":"v7.2"' "$dir/s/auto.jsonl" || grep -q '"kernel": "v7.2"' "$dir/s/auto.jsonl"
+status=0
+"$futexsim" sensitivity --out-dir "$dir/x" --kernel v9 2>"$dir/err" || status=$?
+[ "$status" = 2 ] && [ "$(wc -l <"$dir/err")" = 1 ] && grep -q "unknown kernel 'v9'" "$dir/err"
 echo "sensitivity: ok"

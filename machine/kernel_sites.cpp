@@ -36,7 +36,7 @@ std::vector<kernel_sites_build> parse_builds()
             seg.locked = s.at("locked").get<unsigned>();
             seg.calls = s.at("calls").get<unsigned>();
             seg.returns = s.at("returns").get<unsigned>();
-            if (!kernel_path_syscall(seg.path).empty()) {
+            if (kernel_path_in_mean(seg.path)) {
                 const std::string base = kernel_path_base(seg.path);
                 const std::string cpu = seg.path.substr(base.size());  // "" or "/CPU"
                 if (first_cpu.emplace(base, cpu).first->second == cpu) {
@@ -70,11 +70,22 @@ std::string kernel_path_syscall(const std::string& path)
 {
     if (path.rfind("syscall-", 0) == 0)
         return "";
+    if (path.rfind("wake-op-", 0) == 0)  // before wake-*
+        return "FUTEX_WAKE_OP";
     if (path.rfind("wake-", 0) == 0)
         return "FUTEX_WAKE";
     if (path.rfind("wait-", 0) == 0)
         return "FUTEX_WAIT";
-    throw std::invalid_argument(fmt::format("site table path '{}': no system call for it (wake-*, wait-*, syscall-*)", path));
+    if (path.rfind("requeue-", 0) == 0)
+        return "FUTEX_CMP_REQUEUE";
+    throw std::invalid_argument(fmt::format(
+        "site table path '{}': no system call for it (wake-*, wait-*, wake-op-*, requeue-*, syscall-*)", path));
+}
+
+bool kernel_path_in_mean(const std::string& path)
+{
+    const std::string syscall = kernel_path_syscall(path);
+    return syscall == "FUTEX_WAKE" || syscall == "FUTEX_WAIT";
 }
 
 std::string kernel_path_base(const std::string& path) { return path.substr(0, path.find('/')); }

@@ -32,8 +32,9 @@ struct kernel_sites_build {
     std::string package;  // the Debian package and version it was counted from
     std::vector<kernel_site_segment> segments;
     // The instructions of a segment the table does not count (a path not
-    // walked yet): the mean over the futex paths' counted segments, a path
-    // walked for several CPUs once (its first CPU's).
+    // walked yet): the mean over the FUTEX_WAKE and FUTEX_WAIT paths'
+    // counted segments (kernel_path_in_mean()), a path walked for several
+    // CPUs once (its first CPU's).
     double uncounted_segment_instructions = 0;
     // The system call's entry (up to do_futex()'s call) and exit (from its
     // return to user mode), boot-patched for `cpu`; throws
@@ -44,10 +45,17 @@ struct kernel_sites_build {
 };
 
 // The system call a table path runs, from its name: "FUTEX_WAKE" for
-// wake-*, "FUTEX_WAIT" for wait-* (a path walked per CPU, NAME/CPU, as
+// wake-*, "FUTEX_WAIT" for wait-*, "FUTEX_WAKE_OP" for wake-op-*,
+// "FUTEX_CMP_REQUEUE" for requeue-* (a path walked per CPU, NAME/CPU, as
 // NAME); "" for the system-call entry and exit (syscall-*). Throws
 // std::invalid_argument for any other name.
 std::string kernel_path_syscall(const std::string& path);
+// Whether a path's segments make the mean an uncounted segment costs: the
+// FUTEX_WAKE and FUTEX_WAIT paths only, the ones walked when that mean was
+// first charged. A later walk (FUTEX_CMP_REQUEUE, FUTEX_WAKE_OP) gives its
+// own operation its counts and leaves every other operation's costs as they
+// were, so the recorded runs stay reproducible byte for byte.
+bool kernel_path_in_mean(const std::string& path);
 // A path's name without the CPU it was walked for ("wait-queued-percpu/xeon-6975p"
 // gives "wait-queued-percpu"); a path walked once is its own name.
 std::string kernel_path_base(const std::string& path);

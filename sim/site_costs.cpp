@@ -88,6 +88,14 @@ site_costs::site_costs(const machine& m)
             throw std::logic_error(fmt::format("site table: {} counts {} instructions to {} after {}, another path {}",
                                                s.path, s.instructions, to, so_far, at->second));
         so_far += ">" + to;
+        // Off the paths, a pair costs what the FUTEX_WAKE and FUTEX_WAIT
+        // paths count alike (as the mean, kernel_path_in_mean()): the
+        // requeue and wake-op paths share names with them at other lengths
+        // (the waiter count's increment after futex_ref_get(): 23
+        // instructions on amd64's requeue), and counting them here would
+        // move what every other operation's uncounted segments cost.
+        if (!kernel_path_in_mean(s.path))
+            continue;
         const auto [p, new_pair] = pair_.emplace(std::pair{table_key(s.from), to}, s.instructions);
         if (!new_pair && p->second != s.instructions)
             p->second.reset();

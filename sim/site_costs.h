@@ -12,8 +12,10 @@
 // wake_up_q()). So a segment is looked up by its path: the system call
 // and every site the task has charged since it began, as the table's paths
 // run. Off those paths (a contended lock's slow path, an operation not
-// walked), a pair every table path counts alike costs that count, and any
-// other segment the build's mean counted segment.
+// walked), a pair every FUTEX_WAKE and FUTEX_WAIT path counts alike costs
+// that count, and any other segment the build's mean counted segment over
+// those paths (kernel_path_in_mean(): the FUTEX_CMP_REQUEUE and
+// FUTEX_WAKE_OP paths price their own operations only).
 //
 // The access itself (a hit, a transfer, a barrier) is the cache model's
 // and the environment's to charge, not this: a segment's count includes

@@ -39,6 +39,40 @@ set +e
 err=$("$tool" --spec "$dir/spec.json" --elf "$dir/nonexistent" 2>&1); rc=$?
 set -e
 [[ $rc == 2 && $(wc -l <<<"$err") == 1 ]] || fail "bad input gave rc=$rc: $err"
+# a mark qualified with "call": N is met only in the Nth run of its function:
+# k() calls g() twice, g's load at one source line; the marks list the second
+# call's first, so without the qualifier the first run would take it
+cat > "$dir/twice.c" <<'C'
+int shared2;
+__attribute__((noinline)) int g(void) { return __atomic_load_n(&shared2, __ATOMIC_RELAXED); }
+int k(void)
+{
+	int a = g();
+	__asm__ volatile("nop\n\tnop");
+	return a + g();
+}
+C
+gcc -O2 -g -fno-pic -no-pie -fcf-protection=none -fno-optimize-sibling-calls -nostdlib -static -Wl,-e,k \
+	"$dir/twice.c" -o "$dir/twice"
+cat > "$dir/twice.json" <<'J'
+{"paths": [{"name": "twice", "arch": "amd64", "functions": ["k", "g"],
+  "marks": [{"function": "g", "at": "twice.c:2", "insn": "mov ", "call": 2, "site": "g:second"},
+            {"function": "g", "at": "twice.c:2", "insn": "mov ", "call": 1, "site": "g:first"}],
+  "branches": {}}]}
+J
+out=$("$tool" --spec "$dir/twice.json" --elf "$dir/twice" --arch amd64)
+echo "$out"
+sites=$(awk -F'\t' 'NR>1{printf "%s ", $3}' <<<"$out")
+[[ $sites == "g:first g:second exit " ]] || fail "call-qualified marks met as '$sites', want 'g:first g:second exit'"
+# first -> second: g's ret (a return), k's instructions between the calls
+# (the two nops among them) and the second call (a call, descended)
+[[ $(awk -F'\t' '$3=="g:second"{print $6, $7}' <<<"$out") == "1 1" ]] || fail "g:second calls/returns: $out"
+# a call number the walk never reaches leaves its mark unmet: an error
+sed 's/"call": 2/"call": 3/' "$dir/twice.json" > "$dir/twice3.json"
+set +e
+err=$("$tool" --spec "$dir/twice3.json" --elf "$dir/twice" --arch amd64 2>&1); rc=$?
+set -e
+[[ $rc == 2 && $err == *"marks never met: g:second"* ]] || fail "an unreached call number gave rc=$rc: $err"
 # x86 patch sites (.altinstructions) walked as boot patches them for a named
 # CPU: a 10-byte run of nops whose replacement, when the CPU has feature bit 5,
 # is a locked add (6 bytes) padded with nops; linked so the table's offsets

@@ -1,6 +1,7 @@
 // The kernel's instructions between the model's accesses (sim/site_costs.h):
 // the sites the simulator charges on FUTEX_WAKE with nobody waiting and with
-// one waiter, and on FUTEX_WAIT mismatched and queued, are exactly the
+// one waiter, on FUTEX_WAIT mismatched and queued, and on FUTEX_CMP_REQUEUE
+// and FUTEX_WAKE_OP with nobody waiting, are exactly the
 // counted segments of experiments/kernel/sites-7.2.13.json, on both builds
 // (where the build's table has the path) and in both reference-count modes,
 // and a segment costs its counted instructions on its path at kernel_cpi /
@@ -95,6 +96,53 @@ std::map<segment, bool> charged_by_wait_and_wake(const std::string& preset, bool
         REQUIRE(p.sys_futex_wait(word, 0, -1) == 0);
         while (!woke)  // the waker's return too
             p.user_work(1'000);
+    });
+}
+
+// A second futex word that hashes to another bucket of the 16-slot private
+// hash than `word`: the requeue and wake-op paths lock two buckets
+// (double_lock_hb(), hb1 != hb2).
+std::uint64_t word_in_another_bucket(sim::sim_process& p, std::uint64_t word)
+{
+    auto bucket = [&p](std::uint64_t uaddr) {
+        model::futex_key key;
+        REQUIRE(model::get_futex_key(&p.mm(), uaddr, 0, &key) == 0);
+        return model::__futex_hash_private(&p.mm(), key, p.mm().futex_phash.v);
+    };
+    for (int i = 0; i < 64; i++) {
+        const std::uint64_t other = p.alloc_futex_word(1);
+        if (bucket(other) != bucket(word))
+            return other;
+    }
+    FAIL("no word in another bucket");
+    return 0;
+}
+
+// FUTEX_CMP_REQUEUE_PRIVATE from `word` (its value the expected one) to a
+// word in another bucket, nobody waiting on either, `n` times: nothing to
+// wake or move.
+std::map<segment, bool> charged_by_requeues(const std::string& preset, bool atomic, int n)
+{
+    return charged_after_setup(preset, atomic, [n](sim::sim_process& p, std::uint64_t word) {
+        const std::uint64_t other = word_in_another_bucket(p, word);
+        p.env().sites().forget();
+        for (int i = 0; i < n; i++)
+            REQUIRE(p.sys_futex_cmp_requeue(word, other, 1, 1 << 30, 0) == 0);
+    });
+}
+
+// FUTEX_WAKE_OP_PRIVATE, op FUTEX_OP_SET 0 if the old value is greater than
+// 1 (glibc's old FUTEX_OP_CLEAR_WAKE_IF_GT_ONE) on a word in another bucket
+// holding 1, nobody waiting on either, `n` times: the comparison fails,
+// nothing woken.
+std::map<segment, bool> charged_by_wake_ops(const std::string& preset, bool atomic, int n)
+{
+    return charged_after_setup(preset, atomic, [n](sim::sim_process& p, std::uint64_t word) {
+        const std::uint64_t other = word_in_another_bucket(p, word);
+        p.env().sites().forget();
+        const int op = static_cast<int>(model::FUTEX_OP_SET << 28 | model::FUTEX_OP_CMP_GT << 24 | 0 << 12 | 1);
+        for (int i = 0; i < n; i++)  // 1, then the 0 it sets: never above 1
+            REQUIRE(p.sys_futex_wake_op(word, other, 1, 1, op) == 0);
     });
 }
 
@@ -201,6 +249,76 @@ TEST_CASE("site costs: a FUTEX_WAIT that sleeps and the FUTEX_WAKE that wakes it
             }
             check_coverage(charged_by_wait_and_wake(preset, atomic), table_segments(b, paths));
         }
+    }
+}
+
+TEST_CASE("site costs: FUTEX_CMP_REQUEUE and FUTEX_WAKE_OP with nobody waiting charge exactly the table's segments",
+          "[sim][sites]")
+{
+    for (const char* preset : {"xeon-6975p-snc3", "graviton4"}) {
+        const kernel_sites_build& b = kernel_sites_for(load_machine_preset(preset).arch);
+        for (const bool atomic : {false, true}) {
+            const std::string mode = atomic ? "atomic" : "percpu";
+            {
+                INFO(preset << ", requeue-" << mode);
+                check_coverage(charged_by_requeues(preset, atomic, 20), table_segments(b, {"requeue-" + mode}));
+            }
+            {
+                INFO(preset << ", wake-op-" << mode);
+                check_coverage(charged_by_wake_ops(preset, atomic, 20), table_segments(b, {"wake-op-" + mode}));
+            }
+        }
+    }
+}
+
+TEST_CASE("site costs: the requeue and wake-op paths leave the mean and the off-path pairs to FUTEX_WAKE and FUTEX_WAIT",
+          "[sim][sites]")
+{
+    CHECK(kernel_path_syscall("wake-op-percpu/xeon-6975p") == "FUTEX_WAKE_OP");
+    CHECK(kernel_path_syscall("requeue-atomic/graviton4") == "FUTEX_CMP_REQUEUE");
+    CHECK(kernel_path_syscall("wake-waiter-percpu/xeon-6975p") == "FUTEX_WAKE");
+    CHECK(kernel_path_in_mean("wait-queued-atomic/epyc-9r45"));
+    CHECK(kernel_path_in_mean("wake-nowaiters-percpu"));
+    CHECK_FALSE(kernel_path_in_mean("wake-op-atomic/graviton4"));
+    CHECK_FALSE(kernel_path_in_mean("requeue-percpu/xeon-6975p"));
+    for (const char* preset : {"xeon-6975p-snc3", "graviton4"}) {
+        const machine m = half_ns_machine(preset);
+        const kernel_sites_build& b = kernel_sites_for(m.arch);
+        INFO(b.name);
+        REQUIRE(has_path(b, "requeue-percpu"));
+        REQUIRE(has_path(b, "wake-op-atomic"));
+        // The mean over the FUTEX_WAKE and FUTEX_WAIT paths' segments, each
+        // path once (its first CPU's): 31.55 on amd64, 34.67 on arm64, as
+        // before the requeue and wake-op paths were counted (with them it
+        // would be 28.4 and 32.3).
+        double sum = 0;
+        unsigned n = 0;
+        std::map<std::string, std::string> first_cpu;
+        for (const auto& s : b.segments) {
+            if (kernel_path_syscall(s.path).empty() || !kernel_path_in_mean(s.path))
+                continue;
+            const std::string base = kernel_path_base(s.path);
+            if (first_cpu.emplace(base, s.path.substr(base.size())).first->second == s.path.substr(base.size())) {
+                sum += s.instructions;
+                ++n;
+            }
+        }
+        CHECK(b.uncounted_segment_instructions == Approx(sum / n));
+        CHECK(b.uncounted_segment_instructions == Approx(b.name == "amd64" ? 31.55 : 34.67).margin(0.01));
+        // Off the paths, futex_ref_get()'s increment to the waiter count's
+        // costs what the FUTEX_WAIT paths count alike, not the mean: the
+        // requeue's shorter way there (23 instructions on amd64) does not
+        // enter the pairs.
+        unsigned wait_count = 0;
+        for (const auto& s : b.segments)
+            if (kernel_path_base(s.path) == "wait-mismatch-percpu" &&
+                sim::site_costs::table_key(s.from) == "futex_ref_get:this_cpu_inc" &&
+                sim::site_costs::table_key(s.to) == "futex_hb_waiters_inc:atomic_inc")
+                wait_count = s.instructions;
+        REQUIRE(wait_count > 0);
+        sim::site_costs c(m);
+        auto from = c.intern_for_test("futex_ref_get:this_cpu_inc");
+        CHECK(c.segment_ps(from, c.intern_for_test("futex_hb_waiters_inc:atomic_inc")) == (wait_count - 1) * 500u);
     }
 }
 

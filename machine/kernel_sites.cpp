@@ -68,13 +68,13 @@ unsigned syscall_segment(const kernel_sites_build& b, const std::string& cpu, co
 
 std::string kernel_path_syscall(const std::string& path)
 {
-    if (path.rfind("syscall-", 0) == 0)
+    if (path.rfind("syscall-", 0) == 0 || path.rfind("lock-", 0) == 0 || path.rfind("loop-", 0) == 0)
         return "";
     if (path.rfind("wake-", 0) == 0)
         return "FUTEX_WAKE";
     if (path.rfind("wait-", 0) == 0)
         return "FUTEX_WAIT";
-    throw std::invalid_argument(fmt::format("site table path '{}': no system call for it (wake-*, wait-*, syscall-*)", path));
+    throw std::invalid_argument(fmt::format("site table path '{}': no system call for it (wake-*, wait-*, syscall-*, lock-*, loop-*)", path));
 }
 
 std::string kernel_path_base(const std::string& path) { return path.substr(0, path.find('/')); }

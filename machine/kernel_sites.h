@@ -45,7 +45,9 @@ struct kernel_sites_build {
 
 // The system call a table path runs, from its name: "FUTEX_WAKE" for
 // wake-*, "FUTEX_WAIT" for wait-* (a path walked per CPU, NAME/CPU, as
-// NAME); "" for the system-call entry and exit (syscall-*). Throws
+// NAME); "" for the system-call entry and exit (syscall-*), the bucket
+// lock's slow path (lock-*: the segments after a failed fast-path cmpxchg,
+// whichever call took the lock) and a loop's turn (loop-*). Throws
 // std::invalid_argument for any other name.
 std::string kernel_path_syscall(const std::string& path);
 // A path's name without the CPU it was walked for ("wait-queued-percpu/xeon-6975p"

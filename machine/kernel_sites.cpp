@@ -68,7 +68,7 @@ unsigned syscall_segment(const kernel_sites_build& b, const std::string& cpu, co
 
 std::string kernel_path_syscall(const std::string& path)
 {
-    if (path.rfind("syscall-", 0) == 0)
+    if (path.rfind("syscall-", 0) == 0 || path.rfind("lock-", 0) == 0 || path.rfind("loop-", 0) == 0)
         return "";
     if (path.rfind("wake-op-", 0) == 0)  // before wake-*
         return "FUTEX_WAKE_OP";
@@ -79,7 +79,8 @@ std::string kernel_path_syscall(const std::string& path)
     if (path.rfind("requeue-", 0) == 0)
         return "FUTEX_CMP_REQUEUE";
     throw std::invalid_argument(fmt::format(
-        "site table path '{}': no system call for it (wake-*, wait-*, wake-op-*, requeue-*, syscall-*)", path));
+        "site table path '{}': no system call for it (wake-*, wait-*, wake-op-*, requeue-*, syscall-*, lock-*, loop-*)",
+        path));
 }
 
 bool kernel_path_in_mean(const std::string& path)

@@ -47,7 +47,9 @@ struct kernel_sites_build {
 // The system call a table path runs, from its name: "FUTEX_WAKE" for
 // wake-*, "FUTEX_WAIT" for wait-*, "FUTEX_WAKE_OP" for wake-op-*,
 // "FUTEX_CMP_REQUEUE" for requeue-* (a path walked per CPU, NAME/CPU, as
-// NAME); "" for the system-call entry and exit (syscall-*). Throws
+// NAME); "" for the system-call entry and exit (syscall-*), the bucket
+// lock's slow path (lock-*: the segments after a failed fast-path cmpxchg,
+// whichever call took the lock) and a loop's turn (loop-*). Throws
 // std::invalid_argument for any other name.
 std::string kernel_path_syscall(const std::string& path);
 // Whether a path's segments make the mean an uncounted segment costs: the

@@ -5,6 +5,12 @@
 // nodes, each spinning on its own node's line, and only the queue's head
 // watches the lock word. Waiters are served in the order they queued, so a
 // waiter waits for the queue ahead of it, never for the luck of a race.
+//
+// Each access beyond the fast path is charged the kernel's instructions
+// that the lock-* paths of experiments/kernel/lock-paths.json count before
+// it (sim/site_costs.h; docs/kernel-sites.md, "The bucket lock's slow
+// path"): the spins name their reads, everything else is named by the
+// function it is in, as the rest of the model's accesses are.
 #include <cstdint>
 
 #include "sim/lockup_detector.h"
@@ -79,7 +85,17 @@ void sim_env::queued_spin_lock(spinlock_t& l)
     std::uint32_t val = 0;
     if (atomic_try_cmpxchg(l.val, val, q_locked_val))
         return;
+    // The slow path is a detour inside the caller's segment after this
+    // cmpxchg: on its return the task is back there (site_costs::lock_return_ps()).
+    const bool timed = eng_.in_task() && !eng_.tearing_down();
+    const site_costs::site_id resume = timed ? eng_.current().last_site : site_costs::exit;
     queued_spin_lock_slowpath(l, val);
+    if (timed && !eng_.tearing_down()) {
+        task& t = eng_.current();
+        const std::uint64_t ps = sites_.lock_return_ps(t.last_site, resume) + t.site_carry_ps;
+        t.site_carry_ps = static_cast<std::uint32_t>(ps % 1000);
+        eng_.charge(static_cast<vtime>(ps / 1000));
+    }
 }
 
 // queued_spin_trylock() (include/asm-generic/qspinlock.h)
@@ -155,19 +171,26 @@ std::uint32_t sim_env::xchg_tail(spinlock_t& l, std::uint32_t tail)
 // queued_spin_lock_slowpath() (native_queued_spin_lock_slowpath()).
 void sim_env::queued_spin_lock_slowpath(spinlock_t& l, std::uint32_t val)
 {
-    // Wait for an in-progress pending->locked hand-over. The kernel bounds
-    // this spin (_Q_PENDING_LOOPS, 512 reads on x86); the hand-over is the
-    // next write to the line, one transfer away, so the bound is not reached.
-    if (val == q_pending_val)
-        val = smp_cond_load_acquire(l.val, [](std::uint32_t v) { return v != q_pending_val; });
+    // Wait for an in-progress pending->locked hand-over, a bounded number
+    // of times (_Q_PENDING_LOOPS: 512 reads on x86, arch/x86/include/asm/
+    // qspinlock.h; the generic 1 on arm64, one wait). The hand-over is the
+    // next write to the line, so the bound is reached only when another
+    // write comes first and leaves the word as it was.
+    if (val == q_pending_val)  // atomic_cond_read_relaxed(&lock->val, VAL != _Q_PENDING_VAL || !cnt--)
+        val = smp_cond_load_acquire(l.val, [](std::uint32_t v) { return v != q_pending_val; },
+                                    {"atomic_cond_read_relaxed:READ_ONCE", "atomic_cond_read_relaxed:__cmpwait_relaxed",
+                                     "atomic_cond_read_relaxed:READ_ONCE_again"},
+                                    eng_.mach().arch == atomic_arch::x86 ? 512 : 1);
 
     if ((val & ~q_locked_mask) == 0) {
         // trylock || pending
         val = queued_fetch_set_pending_acquire(l);
         if ((val & ~q_locked_mask) == 0) {
             // We're pending: wait for the owner to go away, then take it.
-            if (val & q_locked_mask)
-                smp_cond_load_acquire(l.val, [](std::uint32_t v) { return (v & q_locked_mask) == 0; });
+            if (val & q_locked_mask)  // smp_cond_load_acquire(&lock->locked, !VAL)
+                smp_cond_load_acquire(l.val, [](std::uint32_t v) { return (v & q_locked_mask) == 0; },
+                                      {"smp_cond_load_acquire:smp_load_acquire", "smp_cond_load_acquire:__cmpwait_relaxed",
+                                       "smp_cond_load_acquire:smp_load_acquire_again"});
             clear_pending_set_locked(l);
             return;
         }
@@ -182,9 +205,13 @@ void sim_env::queued_spin_lock_slowpath(spinlock_t& l, std::uint32_t val)
     const node_claim claim(node.count);
     const std::uint32_t tail = encode_tail(cpu, claim.idx);
     if (claim.idx >= q_max_nodes) {
-        // No node left: spin on the lock word itself.
+        // No node left: spin on the lock word itself. Not counted (no
+        // lock-* path): the simulator takes no spinlock in an interrupt, so
+        // no CPU ever needs a second node.
         while (!queued_spin_trylock(l))
-            smp_cond_load_acquire(l.val, [](std::uint32_t v) { return v == 0; });
+            smp_cond_load_acquire(l.val, [](std::uint32_t v) { return v == 0; },
+                                  {"queued_spin_lock_slowpath:cpu_relax", "queued_spin_lock_slowpath:cpu_relax",
+                                   "queued_spin_lock_slowpath:cpu_relax"});
         return;
     }
     atomic_set(node.locked, 0);
@@ -200,12 +227,19 @@ void sim_env::queued_spin_lock_slowpath(spinlock_t& l, std::uint32_t val)
     if (old & q_tail_mask) {
         qnode& prev = qnodes_[decode_tail_cpu(old)];
         atomic_set(prev.next, cpu + 1);
-        smp_cond_load_acquire(node.locked, [](int v) { return v != 0; });  // arch_mcs_spin_lock_contended()
+        smp_cond_load_acquire(node.locked, [](int v) { return v != 0; },  // arch_mcs_spin_lock_contended()
+                              {"arch_mcs_spin_lock_contended:smp_load_acquire",
+                               "arch_mcs_spin_lock_contended:__cmpwait_relaxed",
+                               "arch_mcs_spin_lock_contended:smp_load_acquire_again"});
         next = atomic_read(node.next);
+        if (next)
+            prefetchw();  // prefetchw(next)
     }
 
     // The head: wait for the owner and the pending locker to go away.
-    val = smp_cond_load_acquire(l.val, [](std::uint32_t v) { return (v & q_locked_pending_mask) == 0; });
+    val = smp_cond_load_acquire(l.val, [](std::uint32_t v) { return (v & q_locked_pending_mask) == 0; },
+                                {"atomic_cond_read_acquire:smp_load_acquire", "atomic_cond_read_acquire:__cmpwait_relaxed",
+                                 "atomic_cond_read_acquire:smp_load_acquire_again"});
 
     // Claim the lock; clear the tail too if nobody queued behind us.
     if ((val & q_tail_mask) == tail && atomic_try_cmpxchg(l.val, val, q_locked_val))
@@ -214,7 +248,9 @@ void sim_env::queued_spin_lock_slowpath(spinlock_t& l, std::uint32_t val)
 
     // Hand the MCS lock to the next waiter, once it has linked itself in.
     if (!next)
-        next = smp_cond_load_acquire(node.next, [](std::uint32_t v) { return v != 0; });
+        next = smp_cond_load_acquire(node.next, [](std::uint32_t v) { return v != 0; },  // smp_cond_load_relaxed()
+                                     {"smp_cond_load_relaxed:READ_ONCE", "smp_cond_load_relaxed:__cmpwait_relaxed",
+                                      "smp_cond_load_relaxed:READ_ONCE_again"});
     smp_store_release(qnodes_[next - 1].locked, 1);  // arch_mcs_spin_unlock_contended()
 }
 

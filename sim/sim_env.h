@@ -368,22 +368,48 @@ private:
     void clear_pending_set_locked(spinlock_t& l);
     void set_locked(spinlock_t& l);
     std::uint32_t xchg_tail(spinlock_t& l, std::uint32_t tail);
-    // smp_cond_load_acquire(): spin until `done(value)` holds, re-reading
-    // the word after each write to its line (arm64 waits in WFE for that
-    // same event).
-    template <class T, class Done>
-    T smp_cond_load_acquire(word<T>& w, Done done)
+    // prefetchw() of the successor's node: no access the cache model times,
+    // but the compiled code goes another way after it (a site of its own).
+    void prefetchw()
     {
-        T v = atomic_read(w);
+        if (eng_.in_task() && !eng_.tearing_down())
+            eng_.charge(site_charge(named_site("queued_spin_lock_slowpath:prefetchw")));
+    }
+    // A spin's reads as the site table names them (sim/site_costs.h,
+    // "function:op" string literals): the loop's first load, the re-read
+    // before each wait (arm64's __cmpwait_relaxed(), whose ldxr arms the
+    // monitor that WFE waits on; x86's next turn's load, after cpu_relax())
+    // and the load after the wait (its own site: the compilers peel the
+    // first load off the loop, so the first turn's way differs from the
+    // later ones').
+    struct spin_sites {
+        const char* load;
+        const char* cmpwait;
+        const char* again;
+    };
+    // smp_cond_load_acquire() and its relaxed and atomic_cond_read_*()
+    // forms: spin until `done(value)` holds, re-reading the word after each
+    // write to its line (arm64 waits in WFE for that same event). A spin
+    // bounded by the kernel (`max_waits`: the hand-over wait's
+    // _Q_PENDING_LOOPS) gives up after that many waits with the last value.
+    template <class T, class Done>
+    T smp_cond_load_acquire(word<T>& w, Done done, spin_sites at, long max_waits = -1)
+    {
+        const auto read = [this, &w](const char* name) {
+            return access(w, false, named_site(name), [](word<T>& x) { return x.v; });
+        };
+        T v = read(at.load);
         while (!done(v)) {
             cache_.spin_prepare(*w.line);
-            v = atomic_read(w);
+            v = read(at.cmpwait);
             if (done(v)) {
                 cache_.spin_cancel(*w.line);
                 break;
             }
             eng_.spin_wait();
-            v = atomic_read(w);
+            v = read(at.again);
+            if (max_waits >= 0 && --max_waits == 0)
+                break;
         }
         return v;
     }
@@ -392,6 +418,10 @@ private:
     site_costs::site_id site(const where& loc, const char* op)
     {
         return eng_.in_task() ? sites_.id(loc, op) : site_costs::exit;
+    }
+    site_costs::site_id named_site(const char* name)
+    {
+        return eng_.in_task() ? sites_.named(name) : site_costs::exit;
     }
     // The instructions since the task's previous access, in whole
     // nanoseconds; the picoseconds left over are carried to its next one.

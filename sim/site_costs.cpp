@@ -75,6 +75,16 @@ site_costs::site_costs(const machine& m)
     std::string path, so_far;
     for (const auto& s : b.segments) {
         const std::string syscall = kernel_path_syscall(s.path);
+        if (s.path.rfind("lock-", 0) == 0) {
+            add_lock_segment(s);
+            continue;
+        }
+        if (s.path.rfind("loop-", 0) == 0) {
+            // A loop path's turn: the one segment from a site back to itself.
+            if (s.from == s.to && !add_same(loop_turn_, table_key(s.to), s.instructions))
+                throw std::logic_error(fmt::format("site table: {} counts a turn at {} unlike another", s.path, s.to));
+            continue;
+        }
         if (syscall.empty())
             continue;  // the entry and exit: syscall_entry_cost_ns()
         if (s.path != path) {
@@ -100,6 +110,52 @@ site_costs::site_costs(const machine& m)
         if (!new_pair && p->second != s.instructions)
             p->second.reset();
     }
+}
+
+template <class Map, class Key>
+bool site_costs::add_same(Map& m, const Key& k, unsigned instructions)
+{
+    const auto [it, added] = m.emplace(k, instructions);
+    return added || it->second == instructions;
+}
+
+void site_costs::add_lock_segment(const kernel_site_segment& s)
+{
+    if (s.from == "entry")
+        return;  // the lock's caller up to the fast path's cmpxchg: the caller's path counts it
+    const std::string from = table_key(s.from);
+    const std::string to = table_key(s.to);
+    bool same = true;
+    if (s.path.rfind("lock-fast", 0) == 0) {
+        // the fast path: only its tail after the cmpxchg is used
+        if (to == "exit") {
+            same = !fast_tail_ || *fast_tail_ == s.instructions;
+            fast_tail_ = s.instructions;
+        }
+    } else if (to == "exit") {
+        same = add_same(lock_exit_, from, s.instructions);
+    } else {
+        same = add_same(lock_, std::pair{from, to}, s.instructions);
+    }
+    if (!same)
+        throw std::logic_error(fmt::format("site table: {} counts {} instructions from {} to {}, another lock path differs",
+                                           s.path, s.instructions, from, to));
+}
+
+std::uint64_t site_costs::lock_return_ps(site_id& at, site_id resume)
+{
+    const std::string& last = names_[site_of_[at]];
+    const auto it = lock_exit_.find(last);
+    const bool counted = it != lock_exit_.end() && fast_tail_;
+    const auto [c, added] = charged_.emplace(std::pair{last, std::string("exit")}, counted);
+    if (!added)
+        c->second = c->second && counted;
+    at = resume;
+    if (!counted)
+        return uncounted_ps_;
+    // Both tails end at the lock's return, neither at an access.
+    const int between = static_cast<int>(it->second) - static_cast<int>(*fast_tail_);
+    return static_cast<std::uint64_t>(std::llround(std::max(0, between) * ps_per_instruction_));
 }
 
 site_costs::site_id site_costs::intern(const std::string& name)
@@ -164,6 +220,20 @@ std::uint64_t site_costs::resolve(site_id& at, site_id to)
         }
     }
     const auto key = std::pair{names_[site_of_[from]], to_name};
+    if (!on_path && key.first == key.second) {
+        // one more turn of a loop: counted, and the task stays where it is
+        // (on its path, if it is on one)
+        if (const auto it = loop_turn_.find(to_name); it != loop_turn_.end()) {
+            ps = ps_of(to, it->second);
+            next = from;
+            on_path = true;
+        }
+    }
+    if (!on_path)
+        if (const auto it = lock_.find(key); it != lock_.end()) {
+            ps = ps_of(to, it->second);
+            on_path = true;
+        }
     if (!on_path)
         if (const auto it = pair_.find(key); it != pair_.end() && it->second)
             ps = ps_of(to, *it->second);

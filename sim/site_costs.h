@@ -11,11 +11,21 @@
 // mismatched FUTEX_WAIT, 15 after a queued one, 18 after a FUTEX_WAKE's
 // wake_up_q()). So a segment is looked up by its path: the system call
 // and every site the task has charged since it began, as the table's paths
-// run. Off those paths (a contended lock's slow path, an operation not
-// walked), a pair every FUTEX_WAKE and FUTEX_WAIT path counts alike costs
-// that count, and any other segment the build's mean counted segment over
-// those paths (kernel_path_in_mean(): the FUTEX_CMP_REQUEUE and
-// FUTEX_WAKE_OP paths price their own operations only).
+// run. Off those paths (an operation not walked), a pair every FUTEX_WAKE
+// and FUTEX_WAIT path counts alike costs that count, and any other segment
+// the build's mean counted segment over those paths (kernel_path_in_mean():
+// the FUTEX_CMP_REQUEUE and FUTEX_WAKE_OP paths price their own operations
+// only).
+//
+// The bucket lock's slow path is a detour inside one path segment: its
+// accesses, from the fast path's failed cmpxchg to the last, are the lock-*
+// paths' segments, each looked up by its pair of sites (the slow path
+// reads one word at several sites, so the spins name theirs: named()); a
+// spin's re-read is a segment of its own, one loop turn. When the slow path
+// returns, the task is back where the fast path's cmpxchg left it on its
+// path, charged the slow path's tail less the fast path's (lock_return()).
+// A loop turn the model takes on a path (futex_ref_get()'s cmpxchg retry,
+// a loop-* path) costs its counted turn and keeps the task on its path.
 //
 // The access itself (a hit, a transfer, a barrier) is the cache model's
 // and the environment's to charge, not this: a segment's count includes
@@ -33,6 +43,7 @@
 #include <utility>
 #include <vector>
 
+#include "machine/kernel_sites.h"
 #include "machine/machine.h"
 
 namespace futexsim::sim {
@@ -88,11 +99,32 @@ public:
         return resolve(at, to);
     }
 
+    // A site named in full, "function:op" (a string literal): the slow
+    // path's spin reads, which one call site of the spin loop makes for
+    // every spin. Looked up once per literal.
+    site_id named(const char* name)
+    {
+        for (const entry_slot& e : named_cache_)
+            if (e.syscall == name)
+                return e.id;
+        const site_id id = intern(name);
+        named_cache_.push_back({name, id});
+        return id;
+    }
+    // The bucket lock's slow path has returned to the lock's caller: the
+    // picoseconds of its tail after its last access `at` (a lock-* path's
+    // segment to its exit) less the fast path's tail after its cmpxchg
+    // (lock-fast's), which the caller's path segment from `resume` (where
+    // the fast path's cmpxchg left the task) already counts; `at` moves
+    // back to `resume`.
+    std::uint64_t lock_return_ps(site_id& at, site_id resume);
+
     // A site's name, "function:op" (on a path: the path so far).
     const std::string& name(site_id s) const { return names_[s]; }
-    // Every segment charged so far, by name, and whether a table path
-    // counted it there, on the path the task was on (the site-coverage test,
-    // tests/sim/site_costs_test.cpp).
+    // Every segment charged so far, by name, and whether the table counted
+    // it there: on the path the task was on, as a lock-* segment (a slow
+    // path's return to its caller as its last site to "exit"), or as a
+    // loop-* turn (the site-coverage tests, tests/sim/site_costs_test.cpp).
     const std::map<std::pair<std::string, std::string>, bool>& charged() const { return charged_; }
     // Start that record afresh (the costs are looked up again).
     void forget()
@@ -141,6 +173,9 @@ private:
     site_id intern(const std::string& name);
     site_id intern_on_path(const std::string& path_so_far, site_id site);
     std::uint64_t resolve(site_id& at, site_id to);
+    void add_lock_segment(const kernel_site_segment& s);
+    template <class Map, class Key>
+    static bool add_same(Map& m, const Key& k, unsigned instructions);
     std::uint64_t ps_of(site_id to, unsigned instructions) const;
 
     double ps_per_instruction_;
@@ -152,6 +187,14 @@ private:
     // (nullopt: paths differ).
     std::map<std::pair<std::string, std::string>, std::optional<unsigned>> pair_;
     std::set<std::string> syscalls_;  // those with paths
+    // lock-* paths: (from, to) to the instructions, the slow path's tail to
+    // the lock's return by its last site, and lock-fast's tail after the
+    // fast path's cmpxchg.
+    std::map<std::pair<std::string, std::string>, unsigned> lock_;
+    std::map<std::string, unsigned> lock_exit_;
+    std::optional<unsigned> fast_tail_;
+    // loop-* paths: a site to the instructions of one turn back to it.
+    std::map<std::string, unsigned> loop_turn_;
     std::vector<std::string> names_;
     std::vector<site_id> site_of_;  // a name's site: itself, or a path's last
     std::map<std::string, site_id> ids_;
@@ -167,6 +210,7 @@ private:
     std::array<cache_slot, 1024> cache_{};
     std::unordered_map<call_site, site_id, call_site_hash> call_sites_;
     std::vector<entry_slot> entry_cache_;  // syscall_entry(const char*)'s, a few system calls
+    std::vector<entry_slot> named_cache_;  // named()'s, a few sites
 };
 
 }  // namespace futexsim::sim

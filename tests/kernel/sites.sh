@@ -113,6 +113,32 @@ set +e
 err=$("$tool" --spec "$dir/alt.json" --elf "$dir/alt" --arch amd64 --cpufeatures "$dir/cpufeatures.h" --path bad/undecided 2>&1); rc=$?
 set -e
 [[ $rc == 2 && $err == *"undecided CPU feature X86_FEATURE_TEST"* ]] || fail "undecided feature gave rc=$rc: $err"
+# a paravirt call site (ALT_FLAG_DIRECT_CALL, the slow path's call through
+# pv_ops_lock): boot writes a direct call of the function the slot holds and
+# a nop; the spec names the function ("call NAME"), here left opaque
+cat > "$dir/dc.c" <<'C'
+void dc_callee(void) { __asm__ volatile(""); }
+void (*dc_ptr)(void) = dc_callee;
+void k(void)
+{
+	__asm__ volatile(
+		"661:\n\tcall *dc_ptr(%%rip)\n662:\n"
+		".pushsection .altinstructions,\"a\"\n"
+		" .long 661b - .\n .long 661b - .\n .short 5\n .short 2\n"
+		" .byte 662b - 661b\n .byte 0\n"
+		".popsection" ::: "memory");
+}
+C
+gcc -O2 -g -fno-pic -no-pie -fcf-protection=none -nostdlib -static -Wl,-e,k "$dir/dc.c" -o "$dir/dc"
+cat > "$dir/dc.json" <<'J'
+{"cpus": {"on": {"features": {"X86_FEATURE_TEST": {"set": true, "why": "test"}}}},
+ "paths": [{"name": "dc", "arch": "amd64", "cpus": ["on"], "functions": ["k"], "marks": [],
+            "branches": {"k": {"dc.c:5": ["call dc_callee"]}}, "why": {"k": {"dc.c:5": "test"}}}]}
+J
+dc=$("$tool" --spec "$dir/dc.json" --elf "$dir/dc" --arch amd64 --cpufeatures "$dir/cpufeatures.h" --path dc/on)
+echo "$dc"
+# the call (opaque: 1 call, 1 return), the padding nop, ret
+[[ $(awk -F'\t' '$3=="exit"{print $4, $5, $6, $7}' <<<"$dc") == "3 0 1 2" ]] || fail "dc/on: $dc"
 # arm64 (when the cross binutils are here): a loop decided as taken*N, and a
 # patch site whose cpucap (named from a cpucaps list, numbered from 0) turns
 # a nop into a dmb

@@ -38,8 +38,10 @@ double steady_mops(const run_result& r)
 
 // The real machine: 10 of 10 runs latched at 96 threads, presized 73-90x
 // faster than auto-scaled over 3 s. The model's presized throughput is
-// under half the real one (docs/results.md), and a 0.5 s run includes the
-// per-CPU time before the pivot, so its ratio is lower: 10x is asked.
+// under half the real one (docs/results.md), and 96 threads is near the
+// model's threshold (a run may drain its count and recover): asked of the
+// runs that latch, once settled (a 0.5 s run's mean includes the per-CPU
+// time before the pivot), 10x.
 TEST_CASE("96 threads: the auto-scaled process latches, the presized one never does",
           "[acceptance]")
 {
@@ -49,7 +51,8 @@ TEST_CASE("96 threads: the auto-scaled process latches, the presized one never d
         const run_result a = simulate(xeon(96, 0.5, seed, false));
         INFO("auto seed " << seed << ": " << a.outcome << " " << a.mops << " Mops/s");
         latched += a.outcome == "latched";
-        auto_mops.push_back(a.mops);
+        if (a.outcome == "latched")
+            auto_mops.push_back(steady_mops(a));
         CHECK(a.slots_end == 512);  // installed once the threads stop, as on the real machine
         CHECK(a.warnings.empty());
 
@@ -62,8 +65,9 @@ TEST_CASE("96 threads: the auto-scaled process latches, the presized one never d
         presized_mops.push_back(p.mops);
     }
     CHECK(latched >= 7);
+    REQUIRE(!auto_mops.empty());
     const double ratio = median(presized_mops) / median(auto_mops);
-    INFO("median presized/auto = " << ratio << " (real 73-90)");
+    INFO("median presized / latched auto, settled = " << ratio << " (real 73-90)");
     CHECK(ratio >= 10);
 }
 

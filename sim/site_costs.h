@@ -77,12 +77,7 @@ public:
     // path strings, which was a tenth of a latched run's time.
     site_id syscall_entry(const char* syscall)
     {
-        for (const entry_slot& e : entry_cache_)
-            if (e.syscall == syscall)
-                return e.id;
-        const site_id id = syscall_entry(std::string(syscall));
-        entry_cache_.push_back({syscall, id});
-        return id;
+        return by_literal(entry_cache_, syscall, [&] { return syscall_entry(std::string(syscall)); });
     }
     // The picoseconds of the instructions from `at` (where the task is: a
     // site, or a site on a path) up to, not including, the access `to`;
@@ -104,12 +99,7 @@ public:
     // every spin. Looked up once per literal.
     site_id named(const char* name)
     {
-        for (const entry_slot& e : named_cache_)
-            if (e.syscall == name)
-                return e.id;
-        const site_id id = intern(name);
-        named_cache_.push_back({name, id});
-        return id;
+        return by_literal(named_cache_, name, [&] { return intern(name); });
     }
     // The bucket lock's slow path has returned to the lock's caller: the
     // picoseconds of its tail after its last access `at` (a lock-* path's
@@ -148,10 +138,21 @@ private:
         const char* op = nullptr;
         site_id id = 0;
     };
-    struct entry_slot {
-        const char* syscall;
+    // A site looked up by a string literal's address: a few per table.
+    struct literal_slot {
+        const char* literal;
         site_id id;
     };
+    template <class Lookup>
+    static site_id by_literal(std::vector<literal_slot>& cache, const char* literal, Lookup lookup)
+    {
+        for (const literal_slot& e : cache)
+            if (e.literal == literal)
+                return e.id;
+        const site_id id = lookup();
+        cache.push_back({literal, id});
+        return id;
+    }
     struct call_site {
         const char* fn;
         unsigned line;
@@ -209,8 +210,8 @@ private:
     std::map<std::pair<std::string, std::string>, bool> charged_;
     std::array<cache_slot, 1024> cache_{};
     std::unordered_map<call_site, site_id, call_site_hash> call_sites_;
-    std::vector<entry_slot> entry_cache_;  // syscall_entry(const char*)'s, a few system calls
-    std::vector<entry_slot> named_cache_;  // named()'s, a few sites
+    std::vector<literal_slot> entry_cache_;  // syscall_entry(const char*)'s, a few system calls
+    std::vector<literal_slot> named_cache_;  // named()'s, a few sites
 };
 
 }  // namespace futexsim::sim

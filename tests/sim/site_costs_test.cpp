@@ -453,69 +453,59 @@ TEST_CASE("site costs: a lock segment and a loop turn cost their counts; the slo
     }
 }
 
-TEST_CASE("site costs: FUTEX_WAKE with nobody waiting charges exactly the table's segments", "[sim][sites]")
+// Each build's presets (amd64 through the Xeon, arm64 through Graviton4)
+// and each reference mode: check(preset, build, atomic, "percpu"/"atomic").
+template <class Check>
+void for_each_build_and_mode(Check check)
 {
     for (const char* preset : {"xeon-6975p-snc3", "graviton4"}) {
         const kernel_sites_build& b = kernel_sites_for(load_machine_preset(preset).arch);
-        for (const bool atomic : {false, true}) {
-            const std::string path = atomic ? "wake-nowaiters-atomic" : "wake-nowaiters-percpu";
-            INFO(preset << ", " << path);
-            check_coverage(charged_by_wakes(preset, atomic, 20), table_segments(b, {path}));
-        }
+        for (const bool atomic : {false, true})
+            check(preset, b, atomic, std::string(atomic ? "atomic" : "percpu"));
     }
+}
+
+// The segments `charged` against those of the table's `paths` in build `b`;
+// every path must be in the table (a path lost from it fails, not skips).
+void check_paths_covered(const kernel_sites_build& b, const std::vector<std::string>& paths,
+                         const std::map<segment, bool>& charged)
+{
+    for (const auto& path : paths) {
+        INFO(b.name << ", " << path);
+        REQUIRE(has_path(b, path));
+    }
+    check_coverage(charged, table_segments(b, paths));
+}
+
+TEST_CASE("site costs: FUTEX_WAKE with nobody waiting charges exactly the table's segments", "[sim][sites]")
+{
+    for_each_build_and_mode([](const char* preset, const kernel_sites_build& b, bool atomic, const std::string& mode) {
+        check_paths_covered(b, {"wake-nowaiters-" + mode}, charged_by_wakes(preset, atomic, 20));
+    });
 }
 
 TEST_CASE("site costs: FUTEX_WAIT on a changed word charges exactly the table's segments", "[sim][sites]")
 {
-    for (const char* preset : {"xeon-6975p-snc3", "graviton4"}) {
-        const kernel_sites_build& b = kernel_sites_for(load_machine_preset(preset).arch);
-        for (const bool atomic : {false, true}) {
-            const std::string path = atomic ? "wait-mismatch-atomic" : "wait-mismatch-percpu";
-            INFO(preset << ", " << path);
-            if (!has_path(b, path)) {
-                WARN(b.name << " has no " << path << " yet");
-                continue;
-            }
-            check_coverage(charged_by_mismatched_waits(preset, atomic, 20), table_segments(b, {path}));
-        }
-    }
+    for_each_build_and_mode([](const char* preset, const kernel_sites_build& b, bool atomic, const std::string& mode) {
+        check_paths_covered(b, {"wait-mismatch-" + mode}, charged_by_mismatched_waits(preset, atomic, 20));
+    });
 }
 
 TEST_CASE("site costs: a FUTEX_WAIT that sleeps and the FUTEX_WAKE that wakes it charge exactly the table's segments",
           "[sim][sites]")
 {
-    for (const char* preset : {"xeon-6975p-snc3", "graviton4"}) {
-        const kernel_sites_build& b = kernel_sites_for(load_machine_preset(preset).arch);
-        for (const bool atomic : {false, true}) {
-            const std::string mode = atomic ? "atomic" : "percpu";
-            const std::vector<std::string> paths = {"wait-queued-" + mode, "wake-waiter-" + mode};
-            INFO(preset << ", " << paths[0] << " and " << paths[1]);
-            if (!has_path(b, paths[0]) || !has_path(b, paths[1])) {
-                WARN(b.name << " has no " << paths[0] << " or " << paths[1] << " yet");
-                continue;
-            }
-            check_coverage(charged_by_wait_and_wake(preset, atomic), table_segments(b, paths));
-        }
-    }
+    for_each_build_and_mode([](const char* preset, const kernel_sites_build& b, bool atomic, const std::string& mode) {
+        check_paths_covered(b, {"wait-queued-" + mode, "wake-waiter-" + mode}, charged_by_wait_and_wake(preset, atomic));
+    });
 }
 
 TEST_CASE("site costs: FUTEX_CMP_REQUEUE and FUTEX_WAKE_OP with nobody waiting charge exactly the table's segments",
           "[sim][sites]")
 {
-    for (const char* preset : {"xeon-6975p-snc3", "graviton4"}) {
-        const kernel_sites_build& b = kernel_sites_for(load_machine_preset(preset).arch);
-        for (const bool atomic : {false, true}) {
-            const std::string mode = atomic ? "atomic" : "percpu";
-            {
-                INFO(preset << ", requeue-" << mode);
-                check_coverage(charged_by_requeues(preset, atomic, 20), table_segments(b, {"requeue-" + mode}));
-            }
-            {
-                INFO(preset << ", wake-op-" << mode);
-                check_coverage(charged_by_wake_ops(preset, atomic, 20), table_segments(b, {"wake-op-" + mode}));
-            }
-        }
-    }
+    for_each_build_and_mode([](const char* preset, const kernel_sites_build& b, bool atomic, const std::string& mode) {
+        check_paths_covered(b, {"requeue-" + mode}, charged_by_requeues(preset, atomic, 20));
+        check_paths_covered(b, {"wake-op-" + mode}, charged_by_wake_ops(preset, atomic, 20));
+    });
 }
 
 TEST_CASE("site costs: the requeue and wake-op paths leave the mean and the off-path pairs to FUTEX_WAKE and FUTEX_WAIT",

@@ -104,7 +104,9 @@ void register_probe(CLI::App& app)
     CLI::App* sub = app.add_subcommand(
         "probe", "Measure this machine into a machine file for `run --machine-file`: the topology from sysfs, "
                  "one-way cache-line transfer latency per pair class (SMT sibling, same LLC, other LLC, other node, "
-                 "other socket) by ping-pong between pinned threads, a locked RMW, and the system-call split "
+                 "other socket) by ping-pong between pinned threads, a locked RMW, what a load does to a line another "
+                 "core wrote (modified_read), how long a line's holder keeps it once another core asks for it "
+                 "(snoop_leg_fraction), and the system-call split "
                  "(entry + exit against the futex path), which gives the kernel's cycles per instruction (kernel_cpi)");
     sub->add_option("--out", a->out, "The machine file to write (JSON, docs/simulator.md)")->required();
     sub->add_option("--pairs", a->opt.pairs_per_class,

@@ -227,6 +227,105 @@ read_then_rmw measure_read_then_rmw(unsigned a, unsigned b, unsigned handoffs_pe
     return r;
 }
 
+namespace {
+
+// `n` dependent register adds on `x` (one cycle each, as core_ghz()'s).
+inline std::uint64_t add_chain(std::uint64_t x, unsigned n)
+{
+    const std::uint64_t one = 1;
+    for (unsigned i = 0; i < n; i++) {
+#if defined(__x86_64__)
+        asm volatile("add %1, %0" : "+r"(x) : "r"(one));
+#elif defined(__aarch64__)
+        asm volatile("add %0, %0, %1" : "+r"(x) : "r"(one));
+#else
+        x += one;
+        asm volatile("" : "+r"(x));
+#endif
+    }
+    return x;
+}
+
+// ns per add of add_chain(), timed alone.
+double ns_per_chained_add()
+{
+    constexpr unsigned n = 1u << 20;
+    std::vector<double> v;
+    std::uint64_t x = 0;
+    for (unsigned b = 0; b < 21; b++) {
+        const auto t0 = clock_type::now();
+        x = add_chain(x, n);
+        v.push_back(std::chrono::duration<double, std::nano>(clock_type::now() - t0).count() / n);
+    }
+    volatile std::uint64_t keep = x;
+    (void)keep;
+    return summarize(v).median;
+}
+
+}  // namespace
+
+double hold_window::window_ns() const
+{
+    for (std::size_t i = 0; i < kept.size(); i++) {
+        if (kept[i] >= 0.5)
+            continue;
+        if (i == 0)
+            return delay_ns[0];
+        const double f = (kept[i - 1] - 0.5) / (kept[i - 1] - kept[i]);
+        return delay_ns[i - 1] + f * (delay_ns[i] - delay_ns[i - 1]);
+    }
+    return -1;
+}
+
+hold_window measure_hold_window(unsigned a, unsigned b, unsigned pairs_per_delay, unsigned step_adds, double limit_s)
+{
+    struct alignas(64) line {
+        std::atomic<std::uint64_t> value{0};
+    };
+    line data;
+    alignas(64) std::atomic<bool> stop{false};
+    alignas(64) std::atomic<bool> started{false};
+    std::string error_a, error_b;
+    std::thread hammer([&] {
+        pin_or_stop(b, error_b, stop);
+        started = true;
+        while (!stop.load(std::memory_order_relaxed))
+            data.value.fetch_add(1, std::memory_order_seq_cst);
+    });
+    pin_or_stop(a, error_a, stop);
+    while (!started.load() && !stop.load())
+        std::this_thread::yield();
+    hold_window w;
+    w.pairs_per_delay = pairs_per_delay;
+    const double ns_per_add = ns_per_chained_add();
+    // Long enough for several of b's increments to take the line back.
+    constexpr unsigned gap_adds = 4096;
+    const auto start = clock_type::now();
+    unsigned low_in_a_row = 0;
+    for (unsigned n = 0; low_in_a_row < 4 && !stop.load() && seconds_since(start) < limit_s; n += step_adds) {
+        unsigned same = 0;
+        for (unsigned i = 0; i < pairs_per_delay; i++) {
+            const std::uint64_t gap = add_chain(i, gap_adds);
+            const std::uint64_t first = data.value.fetch_add(1 + (gap == 0), std::memory_order_seq_cst);
+            // The chain starts from the value the first increment returned,
+            // so it starts when the line has arrived; the second increment's
+            // addend depends on its end (always 1: the chain adds n to a
+            // count that stays far below 2^64 - n).
+            const std::uint64_t end = add_chain(first, n);
+            const std::uint64_t second = data.value.fetch_add(1 + (end < first), std::memory_order_seq_cst);
+            same += second == first + 1;
+        }
+        w.delay_ns.push_back(n * ns_per_add);
+        w.kept.push_back(static_cast<double>(same) / pairs_per_delay);
+        low_in_a_row = w.kept.back() < 0.05 ? low_in_a_row + 1 : 0;
+    }
+    stop = true;
+    hammer.join();
+    if (!error_a.empty() || !error_b.empty())
+        throw std::runtime_error(error_a.empty() ? error_b : error_a);
+    return w;
+}
+
 summary locked_rmw_ns(unsigned batches)
 {
     alignas(64) std::atomic<std::uint64_t> owned{0};

@@ -53,6 +53,27 @@ struct read_then_rmw {
 };
 read_then_rmw measure_read_then_rmw(unsigned a, unsigned b, unsigned handoffs_per_row = 5001, double limit_s = 2.0);
 
+// How long the holder of a line keeps it once another core is already
+// asking for it (the model's hand-off in two legs: the holder keeps using
+// the line until the next request's snoop arrives, docs/simulator.md). CPU
+// b increments the line without pause; CPU a, again and again, waits until
+// b surely holds the line, increments it (the line arrives), waits a chain
+// of dependent register adds that starts from the value it got, and
+// increments it again: `kept` is the share of those pairs in which no
+// increment of b's came between the two (the second value is the first
+// plus one). The delay grows in steps of `step_adds` adds until `kept`
+// stays under 1/20. Throws std::runtime_error if a thread cannot be pinned.
+struct hold_window {
+    std::vector<double> delay_ns;  // each delay, the chain timed alone
+    std::vector<double> kept;      // per delay
+    unsigned pairs_per_delay = 0;
+    // The delay at which `kept` falls through 1/2 (linear between the two
+    // delays around it): the median window. -1 if it never fell through.
+    double window_ns() const;
+};
+hold_window measure_hold_window(unsigned a, unsigned b, unsigned pairs_per_delay = 2001, unsigned step_adds = 8,
+                                double limit_s = 3.0);
+
 // An uncontended `lock xadd` (a seq_cst fetch_add) on a line the calling
 // thread owns, ns each, per batch of 10^5.
 summary locked_rmw_ns(unsigned batches = 41);

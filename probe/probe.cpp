@@ -81,13 +81,20 @@ probe_result run_probe(const probe_options& opt, const std::function<void(const 
     // The nearest pair of distinct cores (SMT siblings share the L1).
     for (unsigned c = static_cast<unsigned>(pair_class::same_llc); c < num_pair_classes && !r.read_rmw; c++)
         if (!r.classes[c].pairs.empty()) {
-            r.read_rmw_a = r.classes[c].pairs.front().a;
-            r.read_rmw_b = r.classes[c].pairs.front().b;
+            const pair_result& pair = r.classes[c].pairs.front();
+            r.read_rmw_a = pair.a;
+            r.read_rmw_b = pair.b;
             r.read_rmw = measure_read_then_rmw(r.read_rmw_a, r.read_rmw_b);
             say(fmt::format("load then cmpxchg on a line CPU {} wrote, on CPU {}: the load {:.1f} ns, the cmpxchg "
                             "{:.1f} ns more",
                             r.read_rmw_a, r.read_rmw_b, r.read_rmw->load_transfer_ns(),
                             r.read_rmw->cmpxchg_after_load_ns()));
+            if (stop && stop())
+                break;
+            r.hold = measure_hold_window(r.read_rmw_a, r.read_rmw_b);
+            r.hold_pair_one_way_ns = pair.one_way_ns.median;
+            say(fmt::format("CPU {} keeps a line CPU {} asks for {:.1f} ns after its locked op (median)", r.read_rmw_a,
+                            r.read_rmw_b, r.hold->window_ns()));
         }
     if (stop && stop()) {
         r.interrupted = true;
@@ -239,6 +246,20 @@ probed_machine machine_from_probe(const probe_result& r, const machine& base)
                      : "the excess is at least half the load's: a second transfer",
             x.load.n);
     }
+    if (r.hold && r.hold->window_ns() >= 0 && r.hold_pair_one_way_ns > 0) {
+        // The model's holder keeps the line lock_hold_ns after its locked op,
+        // then until the next request's snoop arrives, snoop_leg_fraction of
+        // the transfer later (sim/cache.cpp, cache_model::serve()).
+        const double w = r.hold->window_ns();
+        m.snoop_leg_fraction = std::clamp((w - m.lock_hold_ns) / r.hold_pair_one_way_ns, 0.0, 1.0);
+        src["snoop_leg_fraction"] = fmt::format(
+            "{}, CPUs {} and {}: CPU {} kept a line that CPU {} was incrementing without pause {:.1f} ns after its "
+            "own increment in half of {} tries (the delay at which a second increment no longer followed the first "
+            "directly), less lock_hold_ns ({:.1f}), over the pair's one-way transfer ({:.1f} ns): the model's holder "
+            "keeps the line lock_hold_ns + snoop_leg_fraction x the transfer",
+            by, r.read_rmw_a, r.read_rmw_b, r.read_rmw_a, r.read_rmw_b, w, r.hold->pairs_per_delay, m.lock_hold_ns,
+            r.hold_pair_one_way_ns);
+    }
     // What the probe does not measure, or reads from the kernel.
     const std::pair<const char*, const char*> rest[] = {
         // The caller derives these from the split with the simulator
@@ -249,7 +270,8 @@ probed_machine machine_from_probe(const probe_result& r, const machine& base)
         {"syscall_exit_ns", "assumed: as syscall_entry_ns, the counted exit path"},
         {"local_hit_ns", "assumed: an L1 hit, the parser's default"},
         {"lock_hold_ns", "assumed: a few cycles after a locked instruction, the parser's default"},
-        {"snoop_leg_fraction", "assumed: the request leg of a one-way transfer, the parser's default"},
+        {"snoop_leg_fraction", "assumed: the request leg of a one-way transfer, the parser's default (no two "
+                               "distinct cores to measure the holder's window on)"},
         {"timing_jitter", "assumed: +/-30% on syscall entry and exit, the parser's default"},
         {"far_atomic_ns", m.arch == atomic_arch::x86 ? "assumed: x86 has no far atomics, so no run uses it"
                                                      : "assumed: the parser's default"},
@@ -356,6 +378,18 @@ std::string probe_table(const probe_result& r)
                            "modified_read = {}\n",
                            x.cmpxchg_after_load_ns(), x.load_transfer_ns(), r.locked_rmw.median,
                            x.migrates(r.locked_rmw.median) ? "migrate" : "share");
+    }
+    if (r.hold) {
+        const auto& h = *r.hold;
+        std::string steps;
+        for (std::size_t i = 0; i < h.kept.size(); i++)
+            if (h.kept[i] > 0.05 && h.kept[i] < 0.95)
+                steps += fmt::format("{}{:.0f} ns: {:.2f}", steps.empty() ? "" : ", ", h.delay_ns[i], h.kept[i]);
+        out += fmt::format("a line CPU {} increments without pause, kept by CPU {} after its own increment (share of "
+                           "{} tries per delay kept through the delay; between 0.95 and 0.05: {}): half at {:.1f} ns, "
+                           "against a one-way transfer of {:.1f} ns\n",
+                           r.read_rmw_b, r.read_rmw_a, h.pairs_per_delay, steps.empty() ? "none" : steps,
+                           h.window_ns(), r.hold_pair_one_way_ns);
     }
     if (r.ghz.n > 0)
         out += fmt::format("core clock (dependent register adds): {} GHz\n", range(r.ghz, 2));

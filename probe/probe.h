@@ -44,6 +44,10 @@ struct probe_result {
     // measured pair of distinct cores (none on a machine of one core).
     std::optional<read_then_rmw> read_rmw;
     unsigned read_rmw_a = 0, read_rmw_b = 0;
+    // How long the holder keeps a line asked for, on the same pair; with
+    // that pair's one-way transfer it gives snoop_leg_fraction.
+    std::optional<hold_window> hold;
+    double hold_pair_one_way_ns = 0;
     summary ghz;
     syscall_split split;
     bool interrupted = false;  // SIGINT: what was measured before it

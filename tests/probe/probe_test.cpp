@@ -210,3 +210,39 @@ TEST_CASE("summaries: median, percentiles and the median's interval", "[probe]")
     CHECK(probe::summarize({}).n == 0);
     CHECK(probe::summarize({1, 2}).median == 1.5);
 }
+
+TEST_CASE("the holder's window is where kept falls through 1/2, and gives snoop_leg_fraction", "[probe]")
+{
+    probe::hold_window h;
+    h.delay_ns = {0, 10, 20, 30, 40};
+    h.kept = {1.0, 0.9, 0.7, 0.3, 0.0};
+    CHECK(h.window_ns() == Approx(25));  // half way from 0.7 at 20 to 0.3 at 30
+    probe::hold_window never = h;
+    never.kept = {1, 1, 1, 0.6, 0.5};
+    CHECK(never.window_ns() == -1);
+    probe::hold_window at_once = h;
+    at_once.kept = {0.4, 0.1, 0, 0, 0};
+    CHECK(at_once.window_ns() == 0);
+
+    probe::probe_result r;
+    r.topo.cpus = {{0, 0, 0, 0, 0}, {1, 0, 0, 0, 1}};
+    r.topo.shape = {1, 1, 1, 2, 1};
+    r.locked_rmw = probe::summarize({6});
+    r.read_rmw_a = 0;
+    r.read_rmw_b = 1;
+    machine base = load_machine_preset("xeon-6975p-snc3");
+    base.lock_hold_ns = 5;
+    // Not measured: the parser's default, said so.
+    const auto none = probe::machine_from_probe(r, base);
+    CHECK(none.m.snoop_leg_fraction == base.snoop_leg_fraction);
+    CHECK(none.sources.at("snoop_leg_fraction").rfind("assumed:", 0) == 0);
+    // A window of 25 ns on a pair 100 ns apart: (25 - 5) / 100.
+    r.hold = h;
+    r.hold_pair_one_way_ns = 100;
+    const auto got = probe::machine_from_probe(r, base);
+    CHECK(got.m.snoop_leg_fraction == Approx(0.2));
+    CHECK(got.sources.at("snoop_leg_fraction").rfind("measured: futexsim probe, CPUs 0 and 1", 0) == 0);
+    // A window that never closed within the delays tried measures nothing.
+    r.hold = never;
+    CHECK(probe::machine_from_probe(r, base).sources.at("snoop_leg_fraction").rfind("assumed:", 0) == 0);
+}

@@ -173,7 +173,10 @@ TEST_CASE("a probe's measurements make a machine file run accepts, and classes w
     }
 }
 
-TEST_CASE("a load then a cmpxchg that costs one transfer makes modified_read migrate; two, share", "[probe]")
+namespace {
+// A probe of two CPUs, one pair of distinct cores (0 and 1), a locked RMW
+// of 6 ns; the pair's measurements are the test's.
+probe::probe_result pair_probe()
 {
     probe::probe_result r;
     r.topo.cpus = {{0, 0, 0, 0, 0}, {1, 0, 0, 0, 1}};
@@ -181,6 +184,13 @@ TEST_CASE("a load then a cmpxchg that costs one transfer makes modified_read mig
     r.locked_rmw = probe::summarize({6});
     r.read_rmw_a = 0;
     r.read_rmw_b = 1;
+    return r;
+}
+}  // namespace
+
+TEST_CASE("a load then a cmpxchg that costs one transfer makes modified_read migrate; two, share", "[probe]")
+{
+    probe::probe_result r = pair_probe();
     const machine base = load_machine_preset("xeon-6975p-snc3");
     // The clock costs 20 ns; the load's transfer 100.
     const auto with = [&](double load_cmpxchg) {
@@ -224,12 +234,7 @@ TEST_CASE("the holder's window is where kept falls through 1/2, and gives snoop_
     at_once.kept = {0.4, 0.1, 0, 0, 0};
     CHECK(at_once.window_ns() == 0);
 
-    probe::probe_result r;
-    r.topo.cpus = {{0, 0, 0, 0, 0}, {1, 0, 0, 0, 1}};
-    r.topo.shape = {1, 1, 1, 2, 1};
-    r.locked_rmw = probe::summarize({6});
-    r.read_rmw_a = 0;
-    r.read_rmw_b = 1;
+    probe::probe_result r = pair_probe();
     machine base = load_machine_preset("xeon-6975p-snc3");
     base.lock_hold_ns = 5;
     // Not measured: the parser's default, said so.

@@ -81,9 +81,8 @@ probe_result run_probe(const probe_options& opt, const std::function<void(const 
     // The nearest pair of distinct cores (SMT siblings share the L1).
     for (unsigned c = static_cast<unsigned>(pair_class::same_llc); c < num_pair_classes && !r.read_rmw; c++)
         if (!r.classes[c].pairs.empty()) {
-            const pair_result& pair = r.classes[c].pairs.front();
-            r.read_rmw_a = pair.a;
-            r.read_rmw_b = pair.b;
+            r.read_rmw_a = r.classes[c].pairs.front().a;
+            r.read_rmw_b = r.classes[c].pairs.front().b;
             r.read_rmw = measure_read_then_rmw(r.read_rmw_a, r.read_rmw_b);
             say(fmt::format("load then cmpxchg on a line CPU {} wrote, on CPU {}: the load {:.1f} ns, the cmpxchg "
                             "{:.1f} ns more",
@@ -92,7 +91,6 @@ probe_result run_probe(const probe_options& opt, const std::function<void(const 
             if (stop && stop())
                 break;
             r.hold = measure_hold_window(r.read_rmw_a, r.read_rmw_b);
-            r.hold_pair_one_way_ns = pair.one_way_ns.median;
             say(fmt::format("CPU {} keeps a line CPU {} asks for {:.1f} ns after its locked op (median)", r.read_rmw_a,
                             r.read_rmw_b, r.hold->window_ns()));
         }
@@ -104,6 +102,15 @@ probe_result run_probe(const probe_options& opt, const std::function<void(const 
     say(fmt::format("system call {:.0f} ns, futex path {:.0f} ns", r.split.invalid_op.median,
                     futex_path(r.split).median));
     return r;
+}
+
+double pair_one_way_ns(const probe_result& r, unsigned a, unsigned b)
+{
+    for (const auto& c : r.classes)
+        for (const auto& p : c.pairs)
+            if ((p.a == a && p.b == b) || (p.a == b && p.b == a))
+                return p.one_way_ns.median;
+    return 0;
 }
 
 probed_machine machine_from_probe(const probe_result& r, const machine& base)
@@ -246,19 +253,20 @@ probed_machine machine_from_probe(const probe_result& r, const machine& base)
                      : "the excess is at least half the load's: a second transfer",
             x.load.n);
     }
-    if (r.hold && r.hold->window_ns() >= 0 && r.hold_pair_one_way_ns > 0) {
+    const double hold_one_way = pair_one_way_ns(r, r.read_rmw_a, r.read_rmw_b);
+    if (r.hold && r.hold->window_ns() >= 0 && hold_one_way > 0) {
         // The model's holder keeps the line lock_hold_ns after its locked op,
         // then until the next request's snoop arrives, snoop_leg_fraction of
         // the transfer later (sim/cache.cpp, cache_model::serve()).
         const double w = r.hold->window_ns();
-        m.snoop_leg_fraction = std::clamp((w - m.lock_hold_ns) / r.hold_pair_one_way_ns, 0.0, 1.0);
+        m.snoop_leg_fraction = std::clamp((w - m.lock_hold_ns) / hold_one_way, 0.0, 1.0);
         src["snoop_leg_fraction"] = fmt::format(
             "{}, CPUs {} and {}: CPU {} kept a line that CPU {} was incrementing without pause {:.1f} ns after its "
             "own increment in half of {} tries (the delay at which a second increment no longer followed the first "
             "directly), less lock_hold_ns ({:.1f}), over the pair's one-way transfer ({:.1f} ns): the model's holder "
             "keeps the line lock_hold_ns + snoop_leg_fraction x the transfer",
             by, r.read_rmw_a, r.read_rmw_b, r.read_rmw_a, r.read_rmw_b, w, r.hold->pairs_per_delay, m.lock_hold_ns,
-            r.hold_pair_one_way_ns);
+            hold_one_way);
     }
     // What the probe does not measure, or reads from the kernel.
     const std::pair<const char*, const char*> rest[] = {
@@ -389,7 +397,7 @@ std::string probe_table(const probe_result& r)
                            "{} tries per delay kept through the delay; between 0.95 and 0.05: {}): half at {:.1f} ns, "
                            "against a one-way transfer of {:.1f} ns\n",
                            r.read_rmw_b, r.read_rmw_a, h.pairs_per_delay, steps.empty() ? "none" : steps,
-                           h.window_ns(), r.hold_pair_one_way_ns);
+                           h.window_ns(), pair_one_way_ns(r, r.read_rmw_a, r.read_rmw_b));
     }
     if (r.ghz.n > 0)
         out += fmt::format("core clock (dependent register adds): {} GHz\n", range(r.ghz, 2));

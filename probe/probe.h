@@ -45,9 +45,9 @@ struct probe_result {
     std::optional<read_then_rmw> read_rmw;
     unsigned read_rmw_a = 0, read_rmw_b = 0;
     // How long the holder keeps a line asked for, on the same pair; with
-    // that pair's one-way transfer it gives snoop_leg_fraction.
+    // that pair's one-way transfer (pair_one_way_ns()) it gives
+    // snoop_leg_fraction.
     std::optional<hold_window> hold;
-    double hold_pair_one_way_ns = 0;
     summary ghz;
     syscall_split split;
     bool interrupted = false;  // SIGINT: what was measured before it
@@ -69,6 +69,10 @@ struct probed_machine {
     std::map<std::string, std::string> sources;
 };
 probed_machine machine_from_probe(const probe_result& r, const machine& base);
+
+// The measured one-way transfer of the pair (a, b), either order; 0 if
+// that pair was not measured.
+double pair_one_way_ns(const probe_result& r, unsigned a, unsigned b);
 
 // The futex path of the split (FUTEX_WAKE_PRIVATE minus the invalid op):
 // on the private hash where the kernel has one, else on the global hash.

@@ -243,7 +243,7 @@ TEST_CASE("the holder's window is where kept falls through 1/2, and gives snoop_
     CHECK(none.sources.at("snoop_leg_fraction").rfind("assumed:", 0) == 0);
     // A window of 25 ns on a pair 100 ns apart: (25 - 5) / 100.
     r.hold = h;
-    r.hold_pair_one_way_ns = 100;
+    r.classes.push_back({probe::pair_class::same_llc, 1, {{0, 1, probe::summarize({100})}}, probe::summarize({100})});
     const auto got = probe::machine_from_probe(r, base);
     CHECK(got.m.snoop_leg_fraction == Approx(0.2));
     CHECK(got.sources.at("snoop_leg_fraction").rfind("measured: futexsim probe, CPUs 0 and 1", 0) == 0);

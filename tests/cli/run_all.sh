@@ -28,6 +28,16 @@ grep -qE '^\| (latched|transient|never) \| [a-z0-9-]+ \| [0-9]+ \| [0-9.]+ \| [0
     { echo "FAIL: no run in the timelines table"; fail=1; }
 grep -qE '^\| [0-9]+ \| 2 \| [0-9]+ \| [0-9]+ \| [0-9]+ \| ' "$dir/results.md" ||
     { echo "FAIL: no row in the recovery table"; fail=1; }
+# A recovery spec with "traces" adds each run's time to recovery, the
+# memoryless check and a plot of the runs' traces.
+for spec in $(grep -l '"traces": true' "$root"/experiments/specs/*.json); do
+    name=$(basename "$spec" .json)
+    [ -s "$dir/plots/$name-traces.png" ] || { echo "FAIL: no traces plot for $name"; fail=1; }
+done
+grep -qE '^\| [0-9]+ \| [0-9]+ \| (latched|transient|never) \| (> )?[0-9.]+ \| ' "$dir/results.md" ||
+    { echo "FAIL: no run in the per-run recovery table"; fail=1; }
+grep -qE '^\| [0-9]+ \| [0-9]+/2 \| [0-9.]+ \| ' "$dir/results.md" ||
+    { echo "FAIL: no row in the memoryless check"; fail=1; }
 # The sensitivity section states the threshold as a band and names what dominates it.
 grep -qE '^- \*\*Stall threshold\*\* \(threads\): .* at the preset; across the plausible parameters from .* The parameter that dominates it: `[a-z_]+`' "$dir/results.md" ||
     { echo "FAIL: no threshold band in the sensitivity section"; fail=1; }

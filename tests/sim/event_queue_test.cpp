@@ -2,8 +2,10 @@
 // (time, sequence number), as the heap it replaced did: the engine's every
 // run depends on it being byte-identical. Random pushes and pops against a
 // sorted reference, with events near the last one popped (the ring), far
-// ahead (the heap beside it), in the past, at equal times, and across the
-// ring's wrap-around.
+// ahead (the heap beside it), in the past, at equal times, across the ring's
+// wrap-around, and a fixed timeout armed again and again, mostly in order
+// (the FIFO lane beside the ring) and now and then a little out of it (the
+// heap).
 #include <catch2/catch.hpp>
 
 #include <cstdint>
@@ -29,8 +31,9 @@ struct ev_before {
 };
 
 // `spread`: how far ahead of the last popped time a new event may lie;
-// `past`: whether some go before it.
-void check_against_reference(std::uint64_t seed, std::int64_t spread, bool past)
+// `past`: whether some go before it; `timeouts`: whether a third are a
+// 10 ms timeout, up to 2 µs early (a task that ran ahead of the queue).
+void check_against_reference(std::uint64_t seed, std::int64_t spread, bool past, bool timeouts = false)
 {
     std::mt19937_64 rng(seed);
     calendar_queue<ev, ev_before> q;
@@ -47,6 +50,8 @@ void check_against_reference(std::uint64_t seed, std::int64_t spread, bool past)
                     static_cast<std::int64_t>(rng() % 4'000'000);  // a tick, a timer
             if (past && rng() % 100 == 0)
                 t = now - static_cast<std::int64_t>(rng() % 1000);
+            if (timeouts && rng() % 3 == 0)
+                t = now + 10'000'000 - static_cast<std::int64_t>(rng() % 2000);
             if (rng() % 10 == 0)
                 t = now;  // ties: the order they were queued in
             q.emplace(t, seq);
@@ -64,6 +69,13 @@ void check_against_reference(std::uint64_t seed, std::int64_t spread, bool past)
         REQUIRE(q.size() == ref.size());
         REQUIRE(q.empty() == ref.empty());
     }
+    // Drained to the end: what is left far ahead comes out in order too.
+    for (const auto& want : ref) {
+        REQUIRE(q.top().t == want.first);
+        REQUIRE(q.top().seq == want.second);
+        q.pop();
+    }
+    REQUIRE(q.empty());
 }
 
 }  // namespace
@@ -74,4 +86,6 @@ TEST_CASE("calendar queue: pops in (time, sequence) order", "[event-queue]")
     check_against_reference(2, 100'000, false);  // wider than the ring: some go to the heap
     check_against_reference(3, 2'000, true);     // events before the last one popped
     check_against_reference(4, 70'000, true);    // about one ring: wrap-around
+    check_against_reference(5, 300, false, true);  // timeouts: the lane, and the heap when one is early
+    check_against_reference(6, 5'000, true, true);
 }

@@ -3,9 +3,9 @@
 // run depends on it being byte-identical. Random pushes and pops against a
 // sorted reference, with events near the last one popped (the ring), far
 // ahead (the heap beside it), in the past, at equal times, across the ring's
-// wrap-around, and a fixed timeout armed again and again, mostly in order
-// (the FIFO lane beside the ring) and now and then a little out of it (the
-// heap).
+// wrap-around, and a fixed timeout armed again and again (reproducer 2's
+// waiters: far ahead, mostly in order, now and then a little early); what is
+// left at the end is drained in order too.
 #include <catch2/catch.hpp>
 
 #include <cstdint>
@@ -86,6 +86,6 @@ TEST_CASE("calendar queue: pops in (time, sequence) order", "[event-queue]")
     check_against_reference(2, 100'000, false);  // wider than the ring: some go to the heap
     check_against_reference(3, 2'000, true);     // events before the last one popped
     check_against_reference(4, 70'000, true);    // about one ring: wrap-around
-    check_against_reference(5, 300, false, true);  // timeouts: the lane, and the heap when one is early
+    check_against_reference(5, 300, false, true);  // timeouts, on top of a latched run's events
     check_against_reference(6, 5'000, true, true);
 }

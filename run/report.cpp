@@ -156,6 +156,22 @@ std::string json_line(const run_result& r)
     j["seed"] = r.seed;
     throughput_json(r, j);
     j["per_interval_atomic_share"] = r.per_interval_atomic_share;
+    const auto or_null = [](const std::optional<long>& v) {
+        return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr);
+    };
+    nlohmann::ordered_json mins = nlohmann::ordered_json::array();
+    for (const auto& m : r.per_interval_atomic_refs_min)
+        mins.push_back(or_null(m));
+    j["per_interval_atomic_refs_min"] = mins;
+    const auto& refs = r.atomic_refs;
+    nlohmann::ordered_json at_get;
+    at_get["gets"] = refs.gets;
+    at_get["min"] = or_null(refs.min);
+    at_get["p0.1"] = or_null(refs.p0_1);
+    at_get["p1"] = or_null(refs.p1);
+    at_get["p50"] = or_null(refs.p50);
+    at_get["p99"] = or_null(refs.p99);
+    j["atomic_refs_at_get"] = at_get;
     pivots_json(r, j);
     j["longest_pivot_grace_periods"] = r.longest_pivot_gps;
     j["outcome"] = r.outcome;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -29,6 +30,17 @@ struct run_result {
     // Per interval, the share of hash references taken on the shared atomic
     // (FR_ATOMIC) rather than per-CPU; the simulator only.
     std::vector<double> per_interval_atomic_share;
+    // How far a stall is from draining; the simulator only. Per interval,
+    // the lowest number of references the shared count held just after a
+    // successful atomic get (none where no such get); over the run, those
+    // gets and the counts' lowest value and 0.1%, 1%, 50% and 99%
+    // quantiles. Counted once the bias is folded out of the count.
+    std::vector<std::optional<long>> per_interval_atomic_refs_min;
+    struct refs_at_get {
+        std::uint64_t gets = 0;
+        std::optional<long> min, p0_1, p1, p50, p99;
+    };
+    refs_at_get atomic_refs;
     std::uint64_t ops = 0;
     std::uint64_t ref_get_percpu = 0, ref_get_atomic = 0;
     std::uint64_t pivots_requested = 0, pivots_completed = 0;

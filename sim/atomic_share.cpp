@@ -17,6 +17,64 @@ void atomic_share_bins::tracepoint(const model::trace_point& tp, vtime at)
         atomic_.resize(bin + 1);
     }
     ++(atomic ? atomic_ : percpu_)[bin];
+    if (atomic && tp.value == 1 && refs_)
+        note_refs(bin);
+}
+
+void atomic_share_bins::note_refs(std::size_t bin)
+{
+    // Before the fold the count carries futex_ref_bias (LONG_MAX) and reads
+    // huge or, wrapped, negative: not a number of holders. Nor is anything
+    // above the process's possible tasks; 1 << 22 is far beyond them.
+    const long v = *refs_;
+    if (v < 0 || v >= (1L << 22))
+        return;
+    const auto c = static_cast<std::size_t>(v);
+    if (c >= refs_hist_.size())
+        refs_hist_.resize(c + 1);
+    ++refs_hist_[c];
+    if (bin >= refs_min_.size())
+        refs_min_.resize(bin + 1, -1);
+    if (refs_min_[bin] < 0 || v < refs_min_[bin])
+        refs_min_[bin] = v;
+}
+
+atomic_share_bins::refs_summary atomic_share_bins::refs() const
+{
+    refs_summary out;
+    for (auto n : refs_hist_)
+        out.gets += n;
+    if (out.gets == 0)
+        return out;
+    // The q-quantile: the lowest count at or below which at least q of the gets lie.
+    const auto quantile = [&](double q) {
+        std::uint64_t cum = 0;
+        for (std::size_t c = 0; c < refs_hist_.size(); c++) {
+            cum += refs_hist_[c];
+            if (static_cast<double>(cum) >= q * static_cast<double>(out.gets))
+                return static_cast<long>(c);
+        }
+        return static_cast<long>(refs_hist_.size() - 1);
+    };
+    for (std::size_t c = 0; c < refs_hist_.size(); c++)
+        if (refs_hist_[c]) {
+            out.min = static_cast<long>(c);
+            break;
+        }
+    out.p0_1 = quantile(0.001);
+    out.p1 = quantile(0.01);
+    out.p50 = quantile(0.5);
+    out.p99 = quantile(0.99);
+    return out;
+}
+
+std::vector<std::optional<long>> atomic_share_bins::refs_min(std::size_t bins) const
+{
+    std::vector<std::optional<long>> out(bins);
+    for (std::size_t i = 0; i < bins && i < refs_min_.size(); i++)
+        if (refs_min_[i] >= 0)
+            out[i] = refs_min_[i];
+    return out;
 }
 
 std::vector<double> atomic_share_bins::shares(std::size_t bins) const

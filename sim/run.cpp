@@ -52,6 +52,7 @@ public:
         proc_.mm().futex_precheck = opt.precheck;
         proc_.mm().futex_kernel = opt.kernel;
         open_trace();
+        share_bins_.watch_refs(&proc_.mm().futex_atomic.v);
         proc_.eng().set_observer(both_ ? static_cast<sim_observer*>(&*both_) : &share_bins_);
     }
 
@@ -203,6 +204,9 @@ void simulation::measure(vtime simulated_to)
                                             static_cast<std::size_t>(simulated_to / interval_ns())));
     }
     r.per_interval_atomic_share = share_bins_.shares(r.per_interval_mops.size());
+    r.per_interval_atomic_refs_min = share_bins_.refs_min(r.per_interval_mops.size());
+    const atomic_share_bins::refs_summary refs = share_bins_.refs();
+    r.atomic_refs = {refs.gets, refs.min, refs.p0_1, refs.p1, refs.p50, refs.p99};
     record_pivots(r, p, eng.now());
     r.grace_periods = proc_.rcu().completed();
     const auto& d = proc_.rcu().gp_durations();

@@ -1,7 +1,8 @@
 // The simulator's speed on the reference runs of issue 14 (reproducer 1 on
 // the Xeon preset, CPUs 0-95): 96 threads auto-scaled (seed 2: latched after
-// the first milliseconds; the run is refused if it does not end latched), 96 threads presized (healthy, every operation
-// simulated), 16 threads auto-scaled (healthy), all exact (--exact); and 96
+// the first milliseconds; the run is refused if it does not end latched),
+// 96 threads presized (healthy, every operation simulated), 16 threads
+// auto-scaled (healthy), all exact (--exact); and 96
 // threads presized for 4 virtual seconds fast-forwarded, as `futexsim run`
 // runs it by default. Each iteration is one run;
 // the counters give what a user waits for:

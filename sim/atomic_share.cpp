@@ -34,14 +34,14 @@ void atomic_share_bins::note_refs(std::size_t bin)
         refs_hist_.resize(c + 1);
     ++refs_hist_[c];
     if (bin >= refs_min_.size())
-        refs_min_.resize(bin + 1, -1);
-    if (refs_min_[bin] < 0 || v < refs_min_[bin])
+        refs_min_.resize(bin + 1);
+    if (!refs_min_[bin] || v < *refs_min_[bin])
         refs_min_[bin] = v;
 }
 
-atomic_share_bins::refs_summary atomic_share_bins::refs() const
+run_result::refs_at_get atomic_share_bins::refs() const
 {
-    refs_summary out;
+    run_result::refs_at_get out;
     for (auto n : refs_hist_)
         out.gets += n;
     if (out.gets == 0)
@@ -70,10 +70,8 @@ atomic_share_bins::refs_summary atomic_share_bins::refs() const
 
 std::vector<std::optional<long>> atomic_share_bins::refs_min(std::size_t bins) const
 {
-    std::vector<std::optional<long>> out(bins);
-    for (std::size_t i = 0; i < bins && i < refs_min_.size(); i++)
-        if (refs_min_[i] >= 0)
-            out[i] = refs_min_[i];
+    std::vector<std::optional<long>> out = refs_min_;
+    out.resize(bins);
     return out;
 }
 

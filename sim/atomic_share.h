@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "run/bin_cursor.h"
+#include "run/run_result.h"
 #include "sim/observer.h"
 
 namespace futexsim::sim {
@@ -34,13 +35,9 @@ public:
     // The references the count held just after a successful atomic get
     // (this get's own included), counted only once the bias is gone
     // (__futex_ref_atomic_end() has folded the per-CPU counts in: the count
-    // is then the number of holders).
-    struct refs_summary {
-        std::uint64_t gets = 0;
-        // The lowest, and the 0.1%, 1%, 50% and 99% quantiles; none without gets.
-        std::optional<long> min, p0_1, p1, p50, p99;
-    };
-    refs_summary refs() const;
+    // is then the number of holders): how many such gets, the lowest count,
+    // and the 0.1%, 1%, 50% and 99% quantiles (none without gets).
+    run_result::refs_at_get refs() const;
     // Per bin, the lowest such count; none where a bin saw no such get.
     std::vector<std::optional<long>> refs_min(std::size_t bins) const;
 
@@ -52,7 +49,7 @@ private:
     bin_cursor cursor_;
     const long* refs_ = nullptr;
     std::vector<std::uint64_t> refs_hist_;  // by count
-    std::vector<long> refs_min_;            // per bin; -1: none yet
+    std::vector<std::optional<long>> refs_min_;  // per bin
 };
 
 // Hands every hook to two observers in turn (--trace and the share bins).

@@ -205,8 +205,7 @@ void simulation::measure(vtime simulated_to)
     }
     r.per_interval_atomic_share = share_bins_.shares(r.per_interval_mops.size());
     r.per_interval_atomic_refs_min = share_bins_.refs_min(r.per_interval_mops.size());
-    const atomic_share_bins::refs_summary refs = share_bins_.refs();
-    r.atomic_refs = {refs.gets, refs.min, refs.p0_1, refs.p1, refs.p50, refs.p99};
+    r.atomic_refs = share_bins_.refs();
     record_pivots(r, p, eng.now());
     r.grace_periods = proc_.rcu().completed();
     const auto& d = proc_.rcu().gp_durations();

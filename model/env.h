@@ -25,6 +25,12 @@ struct trace_point;
 template <class Env>
 struct futex_q;
 
+// include/linux/sched.h: the task states the futex code sets and wakes.
+inline constexpr unsigned TASK_RUNNING = 0x0000;
+inline constexpr unsigned TASK_INTERRUPTIBLE = 0x0001;
+inline constexpr unsigned TASK_UNINTERRUPTIBLE = 0x0002;
+inline constexpr unsigned TASK_NORMAL = TASK_INTERRUPTIBLE | TASK_UNINTERRUPTIBLE;
+
 // How a futex sleep ended, as futex_do_wait()'s caller tells it apart: the
 // timer fired (`to && !to->task`), a signal is pending, or neither (a wake,
 // or a spurious return: the model tells those apart by whether the futex_q
@@ -105,6 +111,15 @@ concept futex_env = requires(E& env, const E& cenv, typename E::template word<lo
     // remove_wait_queue()): cond() runs in TASK_RUNNING and may sleep.
     env.wake_up_task(task);  // wake_up_q(): a futex_q's waiter was unqueued
 
+    // The calling task's state (current->__state): set_current_state() before
+    // a futex sleep, read and restored by a policy that runs in the middle
+    // of an operation (rwsem-gate's writer). TASK_RUNNING, TASK_INTERRUPTIBLE
+    // or TASK_UNINTERRUPTIBLE (below). An environment that keeps no state
+    // per task may ignore the set and read TASK_RUNNING: its futex_sleep()
+    // then keeps any wake that comes after the q is queued.
+    env.set_current_state(0u);
+    { env.get_current_state() } -> std::convertible_to<unsigned>;
+
     // Whether the calling task's stack is being unwound (an environment that
     // tears its tasks down by unwinding them, as the simulator does at the
     // end of a run, or one that throws out of the model): the model's scope
@@ -128,8 +143,13 @@ concept futex_env = requires(E& env, const E& cenv, typename E::template word<lo
 // - futex_sleep(q, timeout_ns): schedule() in futex_do_wait(), called with
 //   the q queued, no lock and no hash reference held; returns when the task
 //   is woken, its timer fires (timeout_ns >= 0, relative) or a signal
-//   arrives. It must not lose a wake_up_task() that came after the q was
-//   queued (the kernel's set_current_state() before futex_queue()).
+//   arrives. As in the kernel, the task's state decides: futex_wait_setup()
+//   sets TASK_INTERRUPTIBLE before futex_queue(), a wake_up_task() since
+//   then set it TASK_RUNNING and the sleep returns at once; a wake that
+//   came while the task was TASK_RUNNING (a policy's writer that runs in
+//   the middle of the wait) is used up and does not end this sleep. An
+//   environment without task states (set_current_state() ignored) keeps
+//   every wake that came after the q was queued.
 template <class E>
 concept futex_wait_env = futex_env<E> &&
     requires(E& env, std::uint64_t uaddr, std::uint32_t* val, int op, int oparg, int* oldval,

@@ -11,6 +11,7 @@
 
 #include "model/env.h"
 #include "model/kernel_version.h"
+#include "model/rtmutex.h"
 
 namespace futexsim::model {
 
@@ -38,6 +39,8 @@ inline constexpr int EAGAIN_ = 11;
 inline constexpr int EWOULDBLOCK_ = EAGAIN_;
 inline constexpr int ENOSYS_ = 38;
 inline constexpr int ETIMEDOUT_ = 110;
+inline constexpr int EPERM_ = 1;
+inline constexpr int ESRCH_ = 3;
 inline constexpr int ERESTARTSYS_ = 512;  // kernel-internal, never seen by user space
 
 // include/uapi/linux/futex.h: the FUTEX_WAKE_OP operation word
@@ -153,6 +156,10 @@ inline bool futex_key_is_private(const futex_key& key)
 
 template <class Env>
 struct futex_hash_bucket;
+template <class Env>
+struct private_hash;
+template <class Env>
+struct futex_pi_state;
 
 // struct futex_q, the part the hash machinery touches.
 template <class Env>
@@ -168,6 +175,27 @@ struct futex_q {
     typename Env::template handoff_ptr<typename Env::spinlock_t> lock_ptr = nullptr;
     typename Env::template handoff_ptr<futex_hash_bucket<Env>> hb = nullptr;  // the bucket whose chain holds it
     void* task = nullptr;                  // the waiting task, owned by the environment
+    // The PI fields (kernel/futex/pi.c, requeue.c; model/pi.h): the pi_state
+    // a PI waiter is attached to, the rt_mutex waiter a requeue-PI waiter
+    // brings, the key it may be requeued to, where the requeue-PI hand-shake
+    // stands (Q_REQUEUE_PI_*, model/requeue_pi.h) and the extra private-hash
+    // reference a waker took for it (dropped by the waiter).
+    futex_pi_state<Env>* pi_state = nullptr;
+    rt_mutex_waiter<Env>* rt_waiter = nullptr;
+    const futex_key* requeue_pi_key = nullptr;
+    typename Env::template word<int> requeue_state{};
+    private_hash<Env>* drop_fph = nullptr;
+};
+
+// struct futex_pi_state: the rt_mutex behind a PI futex, its owner (the
+// futex word's TID), references (refcount_t) and key. The owner's
+// pi_state_list is left out (only exit walks it).
+template <class Env>
+struct futex_pi_state {
+    rt_mutex_base<Env> pi_mutex;
+    void* owner = nullptr;
+    typename Env::template word<long> refcount{};
+    futex_key key;
 };
 
 template <class Env>

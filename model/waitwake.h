@@ -67,11 +67,21 @@ struct hb_ref {
     hb_ref(mm_struct<Env>* mm, const futex_key& key) : hb(futex_hash(mm, key)) {}
     ~hb_ref() noexcept(false)
     {
-        if (hb)
+        if (hb && !put_)
             futex_hash_put(hb);
+    }
+    // futex_private_hash_put(no_free_ptr(hbr.fph)): drop the reference now,
+    // inside the scope (futex_lock_pi(), before it sleeps).
+    void put_now()
+    {
+        put_ = true;
+        futex_hash_put(hb);
     }
     hb_ref(const hb_ref&) = delete;
     hb_ref& operator=(const hb_ref&) = delete;
+
+private:
+    bool put_ = false;
 };
 
 // futex_hb_waiters_inc(): count a waiter before taking the bucket lock. Its
@@ -371,9 +381,11 @@ int futex_wake_op(mm_struct<Env>* mm, std::uint64_t uaddr1, unsigned int flags, 
 template <class Env>
 sleep_end futex_do_wait(Env& env, futex_q<Env>* q, long timeout_ns)
 {
-    if (!q->hb)  // plist_node_empty(&q->list): no schedule()
+    if (!q->hb) {  // plist_node_empty(&q->list): no schedule()
+        env.set_current_state(TASK_RUNNING);
         return sleep_end::wakeup;
-    return env.futex_sleep(q, timeout_ns);
+    }
+    return env.futex_sleep(q, timeout_ns);  // schedule(); __set_current_state(TASK_RUNNING)
 }
 
 // futex_wait_setup(): look the bucket up (a hash reference for this scope
@@ -386,7 +398,7 @@ sleep_end futex_do_wait(Env& env, futex_q<Env>* q, long timeout_ns)
 // locked path, which handles it as v6.17 does.
 template <class Env>
 int futex_wait_setup(mm_struct<Env>* mm, std::uint64_t uaddr, std::uint32_t val, unsigned int flags,
-                     futex_q<Env>* q, const futex_key* key2, void* task)
+                     futex_q<Env>* q, const futex_key* key2, void* task, futex_op caller = futex_op::wait)
 {
     Env& env = *mm->env;
     std::uint32_t uval = 0;
@@ -394,7 +406,7 @@ int futex_wait_setup(mm_struct<Env>* mm, std::uint64_t uaddr, std::uint32_t val,
     if (ret)
         return ret;
 
-    policy_op_guard<Env> policy(mm, futex_op::wait);  // policy hook: before the hash reference
+    policy_op_guard<Env> policy(mm, caller);  // policy hook: before the hash reference
     if (mm->futex_precheck) {
         // The precheck: an unlocked read, so a mismatch costs no reference
         // and no bucket lock. A match proves nothing yet: the locked read
@@ -424,8 +436,11 @@ int futex_wait_setup(mm_struct<Env>* mm, std::uint64_t uaddr, std::uint32_t val,
             futex_q_unlock(env, hb);
             return -EINVAL_;
         }
-        // set_current_state(TASK_INTERRUPTIBLE) is the environment's part:
-        // futex_sleep() keeps a wake that comes from here on.
+        // The state is set before another task can wake us: futex_queue()'s
+        // unlock orders it (the kernel's comment). A wake from here on makes
+        // the task TASK_RUNNING, and futex_sleep() then returns at once.
+        if (task == env.current_task())
+            env.set_current_state(TASK_INTERRUPTIBLE);
         futex_queue(env, q, hb, task);
         return ret;
     }

@@ -66,6 +66,21 @@ struct model_process {
     {
         return model::futex_wake_op(&mm, uaddr1, flags, uaddr2, nr_wake, nr_wake2, static_cast<int>(op));
     }
+    // The PI calls (model/pi.h, model/requeue.h): environments with task
+    // states only (model::futex_pi_env).
+    int futex_lock_pi(std::uint64_t uaddr, unsigned flags = 0) { return model::futex_lock_pi(&mm, uaddr, flags, 0); }
+    int futex_trylock_pi(std::uint64_t uaddr, unsigned flags = 0) { return model::futex_lock_pi(&mm, uaddr, flags, 1); }
+    int futex_unlock_pi(std::uint64_t uaddr, unsigned flags = 0) { return model::futex_unlock_pi(&mm, uaddr, flags); }
+    int futex_wait_requeue_pi(std::uint64_t uaddr, std::uint32_t val, std::uint64_t uaddr2, unsigned flags = 0)
+    {
+        return model::futex_wait_requeue_pi(&mm, uaddr, flags, val, model::FUTEX_BITSET_MATCH_ANY, uaddr2);
+    }
+    // FUTEX_CMP_REQUEUE_PI: wake one (it takes uaddr2) and requeue up to nr_requeue.
+    int futex_cmp_requeue_pi(std::uint64_t uaddr1, std::uint64_t uaddr2, int nr_requeue, std::uint32_t cmpval,
+                             unsigned flags = 0)
+    {
+        return model::futex_requeue(&mm, uaddr1, flags, uaddr2, flags, 1, nr_requeue, &cmpval, 1);
+    }
     int prctl_futex_hash(unsigned long op, unsigned long arg)
     {
         return model::futex_hash_prctl(&mm, op, arg, 0);

@@ -282,6 +282,11 @@ public:
     }
     // Wake the task a futex_q belongs to (wake_up_q()).
     void wake_up_task(void* t) { eng_.wake(*static_cast<task*>(t), eng_.now()); }
+    // No task state here (model/env.h): futex_sleep() keeps every wake that
+    // came after the q was queued, which is what the kernel's state gives
+    // every path but a PI hand-off (not run on this environment).
+    void set_current_state(unsigned) {}
+    unsigned get_current_state() const { return 0; }  // TASK_RUNNING
 
     // --- user memory: futex words, one per cache line ------------------------
     static constexpr std::uint64_t user_memory_base = 0x7f0000000000ull;

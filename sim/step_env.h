@@ -285,6 +285,11 @@ public:
     }
     void wake_up_var(const void* /*var*/) { ++wake_ups_; }
     void wake_up_task(void* t) { woken_tasks_.push_back(t); }
+    // No task state here (model/env.h): futex_sleep() keeps every wake that
+    // came after the q was queued, which is what the kernel's state gives
+    // every path but a PI hand-off (not run on this environment).
+    void set_current_state(unsigned) {}
+    unsigned get_current_state() const { return 0; }  // TASK_RUNNING
 
     // --- user memory, current, the sleep (model/env.h futex_wait_env) ----
     void* current_task() const { return task_; }

@@ -54,7 +54,8 @@ enum class futex_op : unsigned char {
     wake,     // futex_wake()
     wake_op,  // futex_wake_op()
     wait,     // futex_wait_setup(), once per futex_wait() pass
-    requeue,  // futex_requeue() (FUTEX_REQUEUE, FUTEX_CMP_REQUEUE)
+    requeue,  // futex_requeue() (FUTEX_REQUEUE, FUTEX_CMP_REQUEUE, FUTEX_CMP_REQUEUE_PI)
+    wait_requeue_pi,  // futex_wait_setup() called by futex_wait_requeue_pi()
 };
 
 // mm->futex_policy of stock v6.17: the registry keeps it first.

@@ -126,8 +126,18 @@ struct rwsem_gate_policy : stock_policy {
         if (mm->futex_phash_new && !mm->env->unwinding()) [[unlikely]] {
             int expected = 0;
             Env& env = *mm->env;
-            if (!env.atomic_read(gate.pivot_writer) && env.atomic_try_cmpxchg(gate.pivot_writer, expected, 1))
+            if (!env.atomic_read(gate.pivot_writer) && env.atomic_try_cmpxchg(gate.pivot_writer, expected, 1)) {
+                // futex_wait_setup() has queued a waiter in
+                // TASK_INTERRUPTIBLE; the writer sleeps, so it runs, and
+                // sets the state again after (the patch's
+                // futex_gate_up_read()). A wake that comes while it pivots
+                // finds it TASK_RUNNING and is used up.
+                const unsigned state = env.get_current_state();
+                env.set_current_state(TASK_RUNNING);  // __set_current_state()
                 futex_gate_pivot(mm);
+                if (state != TASK_RUNNING)
+                    env.set_current_state(state);
+            }
         }
     }
 };

@@ -30,8 +30,9 @@ struct wait_for_new_policy : stock_policy {
     template <class Env>
     static void futex_op_begin(mm_struct<Env>* mm, futex_op op)
     {
-        // Requeue is not gated: the draft's bug, kept.
-        if (op == futex_op::requeue)
+        // Requeue is not gated: the draft's bug, kept. Nor is
+        // futex_wait_requeue_pi(): the draft's check is in futex_wait().
+        if (op == futex_op::requeue || op == futex_op::wait_requeue_pi)
             return;
         // READ_ONCE(mm->futex_phash_new): on the line of futex_phash, which
         // every operation reads anyway.

@@ -14,6 +14,11 @@ std::string format_op(const case_op& op)
     case 'K': return "K" + a + ":" + n;
     case 'O': return "O" + a + ":" + b;
     case 'R': return "R" + a + ":" + b + ":" + n;
+    case 'L': return "L" + a;
+    case 'U': return "U" + a;
+    case 'Y': return "Y" + a;
+    case 'Q': return "Q" + a + ":" + b;
+    case 'X': return "X" + a + ":" + b + ":" + n;
     case 'P': return "P" + n;
     case 'S': return "S" + n;
     default: return std::string(1, op.kind);
@@ -91,7 +96,7 @@ std::optional<case_op> parse_op(std::string_view text, std::string& why)
         return w < num_words;
     };
     switch (op.kind) {
-    case 'W': case 'M':
+    case 'W': case 'M': case 'L': case 'U': case 'Y':
         if (!want(1) || !word_ok(nums[0])) return std::nullopt;
         op.a = nums[0];
         return op;
@@ -100,12 +105,12 @@ std::optional<case_op> parse_op(std::string_view text, std::string& why)
         op.a = nums[0];
         op.n = nums[1];
         return op;
-    case 'O':
+    case 'O': case 'Q':
         if (!want(2) || !word_ok(nums[0]) || !word_ok(nums[1])) return std::nullopt;
         op.a = nums[0];
         op.b = nums[1];
         return op;
-    case 'R':
+    case 'R': case 'X':
         if (!want(3) || !word_ok(nums[0]) || !word_ok(nums[1])) return std::nullopt;
         op.a = nums[0];
         op.b = nums[1];

@@ -11,6 +11,14 @@
 //   K<a>:<n>    futex_wake(a, n)
 //   O<a>:<b>    futex_wake_op(a, b, 1, 1, FUTEX_OP(ADD, 1, CMP_GT, 0))
 //   R<a>:<b>:<n> futex_requeue(a, b, 1, n)
+//   L<a>        pthread_mutex_lock() of a PI mutex on word a: user space's
+//               cmpxchg 0 -> TID, else FUTEX_LOCK_PI
+//   U<a>        its unlock: cmpxchg TID -> 0, else FUTEX_UNLOCK_PI
+//   Y<a>        FUTEX_TRYLOCK_PI on word a
+//   Q<a>:<b>    FUTEX_WAIT_REQUEUE_PI on word a (the value it reads first),
+//               to be requeued to the PI futex b; returns owning b
+//   X<a>:<b>:<n> FUTEX_CMP_REQUEUE_PI: word a += 1 (user space), then wake
+//               one waiter on a (it takes b) and requeue up to n to b
 //   P<n>        prctl(PR_FUTEX_HASH_SET_SLOTS, n)
 //   G           prctl(PR_FUTEX_HASH_GET_SLOTS)
 //   C           pthread_create(): clone() sizes the hash, the next thread starts

@@ -192,6 +192,16 @@ bool explore_env::block(const char* in, const void* on)
     return true;
 }
 
+bool explore_env::block_uninterruptible(const char* in, const void* on)
+{
+    if (in_task())
+        current().kstate = model::TASK_UNINTERRUPTIBLE;
+    const bool slept = block(in, on);
+    if (in_task())
+        current().kstate = model::TASK_RUNNING;
+    return slept;
+}
+
 void explore_env::wake(explore_task& t)
 {
     if (t.state == task_state::exited)

@@ -298,7 +298,32 @@ public:
         wait_var(var, cond, true, l);
     }
     void wake_up_var(const void* var);
-    void wake_up_task(void* t);
+    // wake_up_q()'s wake of a futex_q's task: wake_up_state(t, TASK_NORMAL).
+    void wake_up_task(void* t) { (void)wake_up_state(t, model::TASK_NORMAL); }
+    // try_to_wake_up(): wakes `t` only if its state is in `state`, and makes
+    // it TASK_RUNNING; a task already TASK_RUNNING is not woken, and the wake
+    // is used up (it ends no later sleep). Whether it woke it.
+    bool wake_up_state(void* t, unsigned state);
+    void set_current_state(unsigned s);
+    unsigned get_current_state() const { return in_task() ? tasks_[static_cast<std::size_t>(current_)]->kstate : 0; }
+    // schedule() with the state the caller set: returns at once if a wake has
+    // made it TASK_RUNNING since, else sleeps until wake_up_state() (the
+    // rt_mutex's sleep, rt_mutex_schedule()).
+    void schedule(loc l = loc::current());
+    // The PI futex code's view of tasks: the TID user space writes in a PI
+    // futex word (task id + 1000, never 0), and the task of a TID.
+    int task_pid_vnr(void* t) const { return static_cast<explore_task*>(t)->id + 1000; }
+    void* find_get_task_by_vpid(int pid)
+    {
+        const int id = pid - 1000;
+        if (id < 0 || static_cast<std::size_t>(id) >= tasks_.size() || tasks_[static_cast<std::size_t>(id)]->kernel)
+            return nullptr;
+        return tasks_[static_cast<std::size_t>(id)].get();
+    }
+    // futex_cmpxchg_value_locked(): cmpxchg on the futex word, the old value
+    // in *curval; 0 or -EFAULT_.
+    int futex_cmpxchg_value_locked(std::uint32_t* curval, std::uint64_t uaddr, std::uint32_t uval,
+                                   std::uint32_t newval, loc l = loc::current());
 
     void* current_task() { return &current(); }
     int futex_get_value(std::uint64_t uaddr, std::uint32_t* out, loc l = loc::current());
@@ -314,7 +339,12 @@ public:
         self.timed_out = false;
         if (timeout_ns >= 0)
             self.wake_at = static_cast<std::int64_t>(step_) + timeout_ns;
-        const bool slept = block("futex_sleep", q);
+        // schedule(): a task that a wake has made TASK_RUNNING, or that never
+        // set a sleeping state, does not sleep (a wake that came while it
+        // was still running is counted by sleep_begins() as before).
+        const bool slept = self.kstate == model::TASK_RUNNING ? (self.sleep_begins(), !tearing_down_)
+                                                              : block("futex_sleep", q);
+        self.kstate = model::TASK_RUNNING;
         self.futex_q = nullptr;
         self.wake_at = -1;
         done(0, 0);
@@ -364,7 +394,7 @@ private:
         var_waits_.wait(in_task() ? &current() : nullptr, var, cond, woken_form,
                         [&] {
                             point(op_kind::wait_var, var, l);
-                            block(woken_form ? "wait_woken" : "wait_var_event", var);
+                            block_uninterruptible(woken_form ? "wait_woken" : "wait_var_event", var);
                             done(0, 0);
                         },
                         [this](const char* call) { warn_might_sleep(call); });
@@ -385,6 +415,9 @@ private:
     void pending_kind(op_kind k);
     void done(long before, long after);
     bool block(const char* in, const void* on);
+    // A kernel sleep of its own (a lock, a wait, synchronize_rcu()): the task
+    // is TASK_UNINTERRUPTIBLE while it sleeps and TASK_RUNNING after.
+    bool block_uninterruptible(const char* in, const void* on);
     void wake(explore_task& t);
     void check_access(const void* addr);
 

@@ -90,7 +90,7 @@ void explore_env::synchronize_rcu(loc l)
     explore_task& self = current();
     self.rcu_cookie = get_state_synchronize_rcu();
     while (gp_.completed() < self.rcu_cookie)
-        block("synchronize_rcu", this);
+        block_uninterruptible("synchronize_rcu", this);
     self.rcu_cookie = 0;
     done(0, 0);
 }
@@ -116,7 +116,7 @@ void explore_env::mutex_lock(mutex_t& m, loc l)
             m.owner = self;
             return true;
         },
-        [&] { return m.owner == self; }, [&] { block("mutex_lock", &m); });
+        [&] { return m.owner == self; }, [&] { block_uninterruptible("mutex_lock", &m); });
     done(0, 1);
 }
 
@@ -164,7 +164,7 @@ void explore_env::wake_up_var(const void* var)
                        [this](kernel::task_struct& t) { wake(static_cast<explore_task&>(t)); });
 }
 
-void explore_env::wake_up_task(void* t)
+bool explore_env::wake_up_state(void* t, unsigned state)
 {
     auto* x = static_cast<explore_task*>(t);
     if (in_task() && !tearing_down_) {
@@ -172,8 +172,47 @@ void explore_env::wake_up_task(void* t)
         for (explore_observer* o : observers_)
             o->on_op(current(), ev);
     }
+    record_access(x, true);
+    if (!(x->kstate & state)) {
+        note("wake_up_task " + x->name + ": TASK_RUNNING, the wake is used up");
+        return false;
+    }
     note("wake_up_task " + x->name);
+    x->kstate = model::TASK_RUNNING;
     wake(*x);
+    return true;
+}
+
+void explore_env::set_current_state(unsigned s)
+{
+    if (!in_task())
+        return;
+    record_access(&current(), true);
+    current().kstate = s;
+}
+
+void explore_env::schedule(loc l)
+{
+    point(op_kind::sleep, nullptr, l);
+    explore_task& self = current();
+    if (self.kstate == model::TASK_RUNNING)
+        self.sleep_begins();
+    else
+        block("schedule", nullptr);
+    self.kstate = model::TASK_RUNNING;
+    done(0, 0);
+}
+
+int explore_env::futex_cmpxchg_value_locked(std::uint32_t* curval, std::uint64_t uaddr, std::uint32_t uval,
+                                            std::uint32_t newval, loc l)
+{
+    auto it = user_memory_.find(uaddr);
+    if (it == user_memory_.end())
+        return -model::EFAULT_;
+    std::uint32_t old = uval;
+    atomic_try_cmpxchg(it->second, old, newval, l);
+    *curval = old;
+    return 0;
 }
 
 int explore_env::futex_get_value(std::uint64_t uaddr, std::uint32_t* out, loc l)

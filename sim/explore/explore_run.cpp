@@ -230,6 +230,46 @@ private:
             system_call(index, op,
                         [&] { return futex_.futex_requeue(a, b, 1, static_cast<int>(op.n)); });
             break;
+        case 'L': {
+            // glibc's PI mutex: the uncontended lock is user space's cmpxchg.
+            const std::uint32_t tid = static_cast<std::uint32_t>(env_.task_pid_vnr(env_.current_task()));
+            std::uint32_t expected = 0;
+            if (env_.atomic_try_cmpxchg(env_.user_word(a), expected, tid)) {
+                results_[index].push_back(0);
+                env_.user_step(fmt::format("user cmpxchg word{} 0 -> {}: locked", op.a, tid));
+                break;
+            }
+            system_call(index, op, [&] { return futex_.futex_lock_pi(a); });
+            break;
+        }
+        case 'U': {
+            const std::uint32_t tid = static_cast<std::uint32_t>(env_.task_pid_vnr(env_.current_task()));
+            std::uint32_t expected = tid;
+            if (env_.atomic_try_cmpxchg(env_.user_word(a), expected, 0u)) {
+                results_[index].push_back(0);
+                env_.user_step(fmt::format("user cmpxchg word{} {} -> 0: unlocked", op.a, tid));
+                break;
+            }
+            system_call(index, op, [&] { return futex_.futex_unlock_pi(a); });
+            break;
+        }
+        case 'Y':
+            system_call(index, op, [&] { return futex_.futex_trylock_pi(a); });
+            break;
+        case 'Q': {
+            env_.record_access(&env_.user_word(a), false);
+            const std::uint32_t val = env_.user_word(a).v;
+            env_.user_step(fmt::format("load word{} = {}", op.a, val));
+            system_call(index, op, [&] { return futex_.futex_wait_requeue_pi(a, val, b); });
+            break;
+        }
+        case 'X': {
+            const std::uint32_t val = env_.atomic_add_return(env_.user_word(a), 1u);
+            system_call(index, op, [&] {
+                return futex_.futex_cmp_requeue_pi(a, b, static_cast<int>(op.n), val);
+            });
+            break;
+        }
         case 'P':
             system_call(index, op, [&] {
                 return futex_.prctl_futex_hash(model::PR_FUTEX_HASH_SET_SLOTS, op.n);

@@ -30,6 +30,11 @@ struct explore_task : kernel::task_struct {
     std::uint64_t rcu_cookie = 0;   // synchronize_rcu(): sleeps until completed >= cookie
     const void* futex_q = nullptr;  // while asleep in futex_sleep()
     std::uint64_t sleeps = 0;       // futex_sleep() calls so far: tells one sleep from the next
+    // current->__state as the kernel keeps it (model/env.h): set before a
+    // futex sleep, TASK_UNINTERRUPTIBLE while it sleeps in a lock, a
+    // wait_var_event() or synchronize_rcu(), TASK_RUNNING once any sleep
+    // ends or a wake_up_state() found it sleeping or about to.
+    unsigned kstate = 0;
     op_event pending{op_kind::user, nullptr, 0, 0, 0, "", "start"};  // performed when next picked
     std::uint64_t section_gen = 0;   // bumps each time it leaves its outermost section
     op_event last;                   // the operation its last step performed

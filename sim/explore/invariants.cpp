@@ -148,6 +148,11 @@ std::string invariants::check_waiters() const
             continue;  // woken: unqueued by its waker
         if (q->lock_ptr->owner >= 0)
             continue;  // being moved (requeue, rehash) or woken under its bucket lock right now
+        // A PI waiter keeps its lock_ptr once unqueued: requeue_pi_wake_futex()
+        // and an unlocker that finds it leaving take it off the chain and
+        // leave lock_ptr for its futex_q_lockptr_lock().
+        if (!q->hb && (q->requeue_pi_key || q->pi_state))
+            continue;
         if (!q->hb)
             return fmt::format("waiter {} is queued on a lock but in no bucket", t->name);
         if (env_.is_freed(q->hb))

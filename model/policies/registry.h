@@ -13,6 +13,7 @@
 
 #include "model/policies/policy.h"
 #include "model/policies/rwsem_gate.h"
+#include "model/policies/rwsem_gate_v1.h"
 #include "model/policies/stock.h"
 #include "model/policies/wait_for_new.h"
 
@@ -34,7 +35,8 @@ namespace futexsim::model {
 using registered_policies = policy_list_cat<policy_list<
     stock_policy,         // id 0: Linux v6.17
     wait_for_new_policy,  // the maintainer's draft
-    rwsem_gate_policy     // the reporter's percpu-rwsem prototype, reconstructed
+    rwsem_gate_policy,    // the reporter's percpu-rwsem prototype, reconstructed
+    rwsem_gate_v1_policy  // the same before the PI fix (docs/findings.md)
     >, extra_policies>;
 
 // The id of the policy called `name`, if there is one.

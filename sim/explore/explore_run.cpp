@@ -13,6 +13,7 @@
 #include "sim/explore/checks/after_quiet.h"
 #include "sim/explore/checks/bounded_liveness.h"
 #include "sim/explore/checks/lost_wakeup.h"
+#include "sim/explore/checks/pi_handoff.h"
 #include "sim/explore/checks/set_slots.h"
 #include "sim/explore/checks/sleepers.h"
 #include "sim/explore/dfs_strategy.h"
@@ -115,6 +116,7 @@ private:
         if (cfg.check == liveness::parked_drains)
             add(std::make_unique<parked_drains>(ctx_));
         add(std::make_unique<lost_wakeup_check>(ctx_));
+        add(std::make_unique<pi_handoff_check>(ctx_));
         add(std::make_unique<set_slots_check>(ctx_));
         if (cfg.check == liveness::after_quiet)
             add(std::make_unique<after_quiet_check>(ctx_));

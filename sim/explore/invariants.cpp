@@ -86,8 +86,11 @@ void invariants::on_op(const explore_task& t, const op_event& ev)
             --held_;
         break;
     case op_kind::percpu_write:
+        // Per-CPU counters are unsigned ints: a reference put on another
+        // CPU than it was got on (requeue-PI's drop_fph) wraps one below
+        // zero, and the fold's unsigned sum wraps back. So does this count.
         if (on_percpu)
-            in_flight_ += ev.before - ev.after;
+            in_flight_ = static_cast<std::int32_t>(static_cast<std::uint32_t>(in_flight_ + ev.before - ev.after));
         break;
     case op_kind::cmpxchg_ok:
         if (on_atomic)

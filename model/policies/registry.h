@@ -16,12 +16,13 @@
 #include "model/policies/rwsem_gate_v1.h"
 #include "model/policies/stock.h"
 #include "model/policies/wait_for_new.h"
+#include "model/policies/wait_for_new_wake.h"
 
 // A build may add policies after these: FUTEXSIM_EXTRA_POLICIES names a
 // header that defines `extra_policies`, a policy_list. The test build names
 // its mutants so (tests/properties/mutants/mutant_policies.h, set in
 // tests/CMakeLists.txt): the model knows nothing of them, and normal builds
-// register only these three.
+// register only these.
 #ifdef FUTEXSIM_EXTRA_POLICIES
 #include FUTEXSIM_EXTRA_POLICIES
 #else
@@ -36,7 +37,8 @@ using registered_policies = policy_list_cat<policy_list<
     stock_policy,         // id 0: Linux v6.17
     wait_for_new_policy,  // the maintainer's draft
     rwsem_gate_policy,    // the reporter's percpu-rwsem prototype, reconstructed
-    rwsem_gate_v1_policy  // the same before the PI fix (docs/findings.md)
+    rwsem_gate_v1_policy,     // the same before the PI fix (docs/findings.md)
+    wait_for_new_wake_policy  // the maintainer's wake-side-only suggestion
     >, extra_policies>;
 
 // The id of the policy called `name`, if there is one.

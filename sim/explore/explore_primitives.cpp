@@ -185,7 +185,10 @@ bool explore_env::wake_up_state(void* t, unsigned state)
 
 void explore_env::set_current_state(unsigned s)
 {
-    if (!in_task())
+    // A store of the value it holds commutes with every wake: it is no
+    // access for the reduction (the writer of rwsem-gate sets TASK_RUNNING
+    // when it pivots from a wake, which already runs so).
+    if (!in_task() || current().kstate == s)
         return;
     record_access(&current(), true);
     current().kstate = s;

@@ -45,7 +45,8 @@ check "--runs" selftests --runs 0
 check "--hz" selftests --hz 5
 check "--machine-file" selftests --machine-file /nonexistent.json
 check "--case is required" replay
-check "unknown operation 'X'" replay --case X9
+check "unknown operation 'Z'" replay --case Z9
+check "'X9' takes 3 number(s)" replay --case X9
 check "words are 0-3" replay --case W7
 check "--strategy 'bogus'" replay --case W0 --strategy bogus
 check "--pct-depth" replay --case W0 --pct-depth 0

@@ -8,13 +8,13 @@ fail=0
 out=$("$bin" selftests --machine host --runs 2) || { echo "FAIL: selftests --machine host exited $?"; exit 1; }
 echo "$out"
 lines=$(printf '%s\n' "$out" | grep -c '^policy=')
-[ "$lines" -eq 15 ] || { echo "FAIL: wanted 15 case lines (3 policies x 5 cases), got $lines"; fail=1; }
+[ "$lines" -eq 25 ] || { echo "FAIL: wanted 25 case lines (5 policies x 5 cases), got $lines"; fail=1; }
 for c in "futex_requeue requeue_single keys=shared" "futex_requeue requeue_multiple keys=shared" \
          "futex_wait_timeout 'futex_wait relative, pivot pending' keys=shared" \
          "futex_wait_wouldblock 'futex_wait, pivot pending' keys=private" \
          "futex_requeue_pi 'owner handshake, no PI' keys=private"; do
     n=$(printf '%s\n' "$out" | grep -cF "$c")
-    [ "$n" -eq 3 ] || { echo "FAIL: '$c' on $n lines, wanted 3"; fail=1; }
+    [ "$n" -eq 5 ] || { echo "FAIL: '$c' on $n lines, wanted 5"; fail=1; }
 done
 # The draft fails requeue_multiple (0 requeued, 0 woken) where the pivot
 # outlasts the selftest's 10 ms sleep: the Xeon preset at HZ=250.

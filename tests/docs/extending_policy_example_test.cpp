@@ -13,7 +13,7 @@ using namespace futexsim::test;
 
 TEST_CASE("extending.md's policy is registered after the shipped ones", "[docs]")
 {
-    CHECK(model::pivot_policy_names() == "stock, wait-for-new, rwsem-gate, wait-for-new-counted");
+    CHECK(model::pivot_policy_names() == "stock, wait-for-new, rwsem-gate, rwsem-gate-v1, wait-for-new-wake, wait-for-new-counted");
 }
 
 // The page's test, as written there.

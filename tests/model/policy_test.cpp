@@ -18,7 +18,7 @@ static_assert(model::futex_env<futexsim::sim::sim_env>);  // synchronize_rcu() i
 
 TEST_CASE("the registry: names, ids, the default, unknown names", "[policy]")
 {
-    CHECK(model::pivot_policy_names() == "stock, wait-for-new, rwsem-gate");
+    CHECK(model::pivot_policy_names() == "stock, wait-for-new, rwsem-gate, rwsem-gate-v1, wait-for-new-wake");
     CHECK(model::pivot_policy_id("stock") == model::pivot_policy_stock);
     CHECK(model::pivot_policy_id("wait-for-new").value() ==
           model::registered_policies::id_of<model::wait_for_new_policy>());
@@ -26,12 +26,16 @@ TEST_CASE("the registry: names, ids, the default, unknown names", "[policy]")
           model::registered_policies::id_of<model::rwsem_gate_policy>());
     CHECK_FALSE(model::pivot_policy_id("rwsem_gate").has_value());
     CHECK(model::pivot_policy_name(2) == "rwsem-gate");
+    CHECK(model::pivot_policy_id("rwsem-gate-v1").value() ==
+          model::registered_policies::id_of<model::rwsem_gate_v1_policy>());
+    CHECK(model::pivot_policy_id("wait-for-new-wake").value() ==
+          model::registered_policies::id_of<model::wait_for_new_wake_policy>());
     CHECK(model::pivot_policy_name(7).empty());
 
     step_process p(4);
     CHECK(p.mm.futex_policy == model::pivot_policy_stock);  // the default
     CHECK(p.set_policy("nope") == -model::EINVAL_);
-    CHECK(model::futex_set_pivot_policy(&p.mm, 3) == -model::EINVAL_);
+    CHECK(model::futex_set_pivot_policy(&p.mm, 5) == -model::EINVAL_);
     CHECK(model::futex_set_pivot_policy(&p.mm, -1) == -model::EINVAL_);
     CHECK(p.mm.futex_policy == model::pivot_policy_stock);
 }

@@ -29,7 +29,7 @@ void pi_handoff_check::at_end()
         }
         if (!lock.owner && q->rt_waiter && !lock.waiters.empty() && lock.waiters.front() == q->rt_waiter) {
             env.fail(fmt::format("lost PI hand-off: {} sleeps in futex_do_wait() for good, the top waiter of an "
-                                 "rt_mutex its owner released to it (the wake found it TASK_RUNNING)",
+                                 "rt_mutex its owner released to it (its wake was used up while it pivoted)",
                                  t->name));
             return;
         }

@@ -210,6 +210,11 @@ public:
         var_cv_.notify_all();
     }
     void wake_up_task(void* t);
+    // No task state here (model/env.h): futex_sleep() keeps every wake that
+    // came after the q was queued, which is what the kernel's state gives
+    // every path but a PI hand-off (not run on this environment).
+    void set_current_state(unsigned) {}
+    unsigned get_current_state() const { return 0; }  // TASK_RUNNING
 
     // --- user memory, current, the sleep -----------------------------------
     // Futex words are std::atomic<uint32_t> in this process; uaddr is the

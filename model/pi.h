@@ -39,7 +39,8 @@ inline constexpr std::uint32_t FUTEX_TID_MASK = 0x3fffffff;
 // - wake_up_state(task, state): try_to_wake_up(), true if it woke the task;
 // - schedule(): sleep in the state the caller set, unless a wake has made
 //   the task TASK_RUNNING since (the rt_mutex's sleep);
-// - task_pid_vnr(task) and find_get_task_by_vpid(pid): the TID in the word.
+// - task_pid_vnr(task) and find_get_task_by_vpid(pid): the TID in the word;
+// - kzalloc<T>(): the allocation kvfree() frees (a pi_state).
 template <class E>
 concept futex_pi_env = futex_wait_env<E> &&
     requires(E& env, std::uint32_t* cur, std::uint64_t uaddr, std::uint32_t v, void* task, int pid) {
@@ -80,7 +81,7 @@ void futex_q_lockptr_lock(Env& env, futex_q<Env>* q)
 template <class Env>
 futex_pi_state<Env>* alloc_pi_state(Env& env)
 {
-    auto* pi_state = new futex_pi_state<Env>();
+    auto* pi_state = env.template kzalloc<futex_pi_state<Env>>();
     env.atomic_set(pi_state->refcount, 1L);
     return pi_state;
 }

@@ -32,6 +32,8 @@ explore_env::~explore_env()
     for (auto& free : gp_.take_frees())
         free();
     quarantine_.release();
+    for (auto& [p, del] : allocations_)
+        del(p);
 }
 
 // Tasks still suspended are abandoned where they stand: unwinding them

@@ -353,9 +353,20 @@ public:
         return self.timed_out ? model::sleep_end::timeout : model::sleep_end::wakeup;
     }
 
+    // kzalloc(): a zeroed T the environment owns until kvfree() (then the
+    // quarantine does) or, if the model never frees it (a run that ends
+    // with a PI waiter still attached, a hang), until the environment goes.
+    template <class T>
+    T* kzalloc()
+    {
+        auto* p = new T();
+        allocations_.emplace(p, [](void* q) { delete static_cast<T*>(q); });
+        return p;
+    }
     template <class T>
     void kvfree(T* p)
     {
+        allocations_.erase(p);  // the quarantine owns it from here
         commute_with_nothing();  // every later access to it is a violation
         quarantine_.keep(p);
     }
@@ -466,6 +477,7 @@ private:
     kernel::var_waitqueues var_waits_;
     std::unordered_map<const void*, std::vector<int>> spinners_;
     quarantine quarantine_;  // what the model freed (sim/explore/quarantine.h)
+    std::unordered_map<void*, void (*)(void*)> allocations_;  // kzalloc()'d, not yet freed
 
     // Exhaustive search support (footprints, timing_choices).
     mutable std::vector<step_footprint> footprints_;  // const reads of RCU's state record too

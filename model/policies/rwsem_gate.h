@@ -117,26 +117,23 @@ struct rwsem_gate_policy : stock_policy {
         percpu_down_read(&policy_state<rwsem_gate_policy>(mm).sem);
     }
 
-    template <class Env>
-    static void futex_op_end(mm_struct<Env>* mm, futex_op op)
-    {
-        // A futex_wait_requeue_pi() waiter never takes the writer's role: it
-        // may be handed a hash reference (requeue_pi_wake_futex()'s
-        // drop_fph), which the writer's wait for the count would then wait
-        // for, and the PI lock, whose wake-up would find it TASK_RUNNING
-        // (docs/findings.md, "rwsem-gate and requeue-PI").
-        gate_op_end(mm, op != futex_op::wait_requeue_pi);
-    }
+    // A futex_wait_requeue_pi() waiter never takes the writer's role: it
+    // may be handed a hash reference (requeue_pi_wake_futex()'s drop_fph),
+    // which the writer's wait for the count would then wait for, and the
+    // PI lock, whose wake-up would find it TASK_RUNNING (docs/findings.md,
+    // "rwsem-gate and requeue-PI"). rwsem-gate-v1 lets it.
+    static bool may_write(futex_op op) { return op != futex_op::wait_requeue_pi; }
 
-    // Leave the read section; then, if a hash is parked and `may_write`, the
-    // first operation to get here takes the writer's role.
-    template <class Env>
-    static void gate_op_end(mm_struct<Env>* mm, bool may_write)
+    // Leave the read section; then, if a hash is parked and Self allows this
+    // operation, the first operation to get here takes the writer's role.
+    // (One body for rwsem-gate and rwsem-gate-v1, Self the policy.)
+    template <class Env, class Self = rwsem_gate_policy>
+    static void futex_op_end(mm_struct<Env>* mm, futex_op op)
     {
         auto& gate = policy_state<rwsem_gate_policy>(mm);
         percpu_up_read(&gate.sem);
         // READ_ONCE(mm->futex_phash_new): nothing parked on the fast path.
-        if (may_write && mm->futex_phash_new && !mm->env->unwinding()) [[unlikely]] {
+        if (Self::may_write(op) && mm->futex_phash_new && !mm->env->unwinding()) [[unlikely]] {
             int expected = 0;
             Env& env = *mm->env;
             if (!env.atomic_read(gate.pivot_writer) && env.atomic_try_cmpxchg(gate.pivot_writer, expected, 1)) {

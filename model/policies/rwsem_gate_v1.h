@@ -18,10 +18,12 @@ struct rwsem_gate_v1_policy : rwsem_gate_policy {
     static constexpr std::string_view summary =
         "rwsem-gate before the PI fix: a requeue-PI waiter may become the writer";
 
+    static bool may_write(futex_op) { return true; }
+
     template <class Env>
-    static void futex_op_end(mm_struct<Env>* mm, futex_op /*op*/)
+    static void futex_op_end(mm_struct<Env>* mm, futex_op op)
     {
-        gate_op_end(mm, true);
+        rwsem_gate_policy::futex_op_end<Env, rwsem_gate_v1_policy>(mm, op);
     }
 };
 

@@ -27,12 +27,16 @@ struct wait_for_new_policy : stock_policy {
     static constexpr std::string_view summary =
         "maintainer's draft: wake, wake_op and wait sleep while a new hash is parked";
 
-    template <class Env>
+    // Which operations wait for a parked hash. Requeue is not gated: the
+    // draft's bug, kept. Nor is futex_wait_requeue_pi(): the draft's check
+    // is in futex_wait().
+    static bool gated(futex_op op) { return op != futex_op::requeue && op != futex_op::wait_requeue_pi; }
+
+    // (One body for wait-for-new and wait-for-new-wake, Self the policy.)
+    template <class Env, class Self = wait_for_new_policy>
     static void futex_op_begin(mm_struct<Env>* mm, futex_op op)
     {
-        // Requeue is not gated: the draft's bug, kept. Nor is
-        // futex_wait_requeue_pi(): the draft's check is in futex_wait().
-        if (op == futex_op::requeue || op == futex_op::wait_requeue_pi)
+        if (!Self::gated(op))
             return;
         // READ_ONCE(mm->futex_phash_new): on the line of futex_phash, which
         // every operation reads anyway.

@@ -15,24 +15,21 @@
 
 #include <string_view>
 
-#include "model/policies/stock.h"
+#include "model/policies/wait_for_new.h"
 
 namespace futexsim::model {
 
-struct wait_for_new_wake_policy : stock_policy {
+struct wait_for_new_wake_policy : wait_for_new_policy {
     static constexpr std::string_view name = "wait-for-new-wake";
     static constexpr std::string_view summary =
         "maintainer's suggestion: only wake and wake_op sleep while a new hash is parked";
 
+    static bool gated(futex_op op) { return op == futex_op::wake || op == futex_op::wake_op; }
+
     template <class Env>
     static void futex_op_begin(mm_struct<Env>* mm, futex_op op)
     {
-        if (op != futex_op::wake && op != futex_op::wake_op)
-            return;
-        // READ_ONCE(mm->futex_phash_new), as the draft's check.
-        if (!mm->futex_phash_new) [[likely]]
-            return;
-        futex_pivot_pending_wait(mm);  // TASK_UNINTERRUPTIBLE until the count drains
+        wait_for_new_policy::futex_op_begin<Env, wait_for_new_wake_policy>(mm, op);
     }
 };
 

@@ -46,7 +46,8 @@ child_result run_child_impl(const std::string& program, const std::vector<std::s
     sigset_t none, dfl;
     sigemptyset(&none);
     sigemptyset(&dfl);
-    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE})  // a parent that ignores SIGPIPE must not pass that on
+    for (int sig :
+         {SIGINT, SIGTERM, SIGHUP, SIGPIPE})  // a parent that ignores SIGPIPE must not pass that on
         sigaddset(&dfl, sig);
     posix_spawnattr_setsigmask(&attr, &none);
     posix_spawnattr_setsigdefault(&attr, &dfl);

@@ -18,10 +18,7 @@
 namespace {
 // fputs, not fmt::print: with stderr closed (`2>&1 | head`) fmt would throw
 // from inside a handler.
-void say_error(const std::string& line)
-{
-    std::fputs(line.c_str(), stderr);
-}
+void say_error(const std::string& line) { std::fputs(line.c_str(), stderr); }
 
 // Help that did not reach standard output (>/dev/full) is lost: exit 2.
 int help_status(int status)
@@ -48,7 +45,8 @@ int main(int argc, char** argv)
     // A closed standard output would lose the result; worse, a file opened
     // later would get descriptor 1.
     if (fcntl(STDOUT_FILENO, F_GETFD) < 0) {
-        say_error(fmt::format("futexsim: error: standard output is closed (the result would be lost)\n"));
+        say_error(
+            fmt::format("futexsim: error: standard output is closed (the result would be lost)\n"));
         return 2;
     }
     CLI::App app{"futexsim: a model of the Linux private futex hash (v6.17) and its pivot stall.\n"
@@ -75,7 +73,8 @@ int main(int argc, char** argv)
             names += (names.empty() ? "" : ", ") + sub->get_name();
         }
         if (!known) {
-            say_error(fmt::format("futexsim: error: unknown command '{}' (valid: {})\n", argv[1], names));
+            say_error(
+                fmt::format("futexsim: error: unknown command '{}' (valid: {})\n", argv[1], names));
             return 2;
         }
     }
@@ -96,8 +95,10 @@ int main(int argc, char** argv)
         const int status = futexsim::cli::run_selected(app);
         futexsim::cli::check_output();
         // A command that finished although SIGINT came still reports it.
-        const int stopped = status == 0 && futexsim::sigint_received() ? futexsim::cli::interrupted_status : status;
-        return stopped == futexsim::cli::interrupted_status ? futexsim::cli::stop_status() : stopped;
+        const int stopped =
+            status == 0 && futexsim::sigint_received() ? futexsim::cli::interrupted_status : status;
+        return stopped == futexsim::cli::interrupted_status ? futexsim::cli::stop_status()
+                                                            : stopped;
     } catch (const futexsim::cli::interrupted& e) {
         say_error(fmt::format("futexsim: interrupted: {}\n", e.what()));
         return futexsim::cli::stop_status();

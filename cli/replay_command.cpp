@@ -45,7 +45,9 @@ struct replay_args {
 // The program that replays a run: the test-only build for the mutants.
 std::string replay_program(const sim::explore::run_config& cfg)
 {
-    return cfg.mutation.empty() && cfg.policy.rfind("mutant-", 0) != 0 ? "futexsim" : "build/tests/futexsim-mutants";
+    return cfg.mutation.empty() && cfg.policy.rfind("mutant-", 0) != 0
+               ? "futexsim"
+               : "build/tests/futexsim-mutants";
 }
 
 // --strategy dfs: every schedule within the bounds (sim/explore/dfs.h).
@@ -59,13 +61,15 @@ int exhaustive(replay_args& a, const sim::explore::case_spec& c)
                     "bound, longest {}",
                     count_noun(r.executions, "complete execution"), r.at_step_bound, r.pruned,
                     count_noun(r.preemption_cuts, "choice"), count_noun(r.longest, "step"));
-    std::cout << "# exhaustive: policy=" << cfg.policy << " kernel=" << model::kernel_version_name(cfg.kernel)
-              << " cpus=" << cfg.cpus << " case=" << sim::explore::format_case(c) << '\n'
+    std::cout << "# exhaustive: policy=" << cfg.policy
+              << " kernel=" << model::kernel_version_name(cfg.kernel) << " cpus=" << cfg.cpus
+              << " case=" << sim::explore::format_case(c) << '\n'
               << "# bounds: " << sim::explore::dfs_bounds_text(cfg, a.dfs) << '\n';
     if (r.failure) {
         std::cout << "VIOLATION: " << *r.failure->violation << '\n'
                   << "  found after " << counts << '\n'
-                  << "  replay: " << sim::explore::replay_command(*r.failing, c, replay_program(cfg)) << '\n';
+                  << "  replay: "
+                  << sim::explore::replay_command(*r.failing, c, replay_program(cfg)) << '\n';
         if (a.shrink) {
             const auto s = sim::explore::shrink_dfs_failure(cfg, c, a.dfs);
             if (s.result.failure)
@@ -84,7 +88,8 @@ int exhaustive(replay_args& a, const sim::explore::case_spec& c)
     }
     if (!r.complete) {
         const bool stopped = sigint_received().load(std::memory_order_relaxed);
-        std::cout << (stopped ? "interrupted by SIGINT: no verdict; " : "incomplete: --max-executions reached, no verdict; ")
+        std::cout << (stopped ? "interrupted by SIGINT: no verdict; "
+                              : "incomplete: --max-executions reached, no verdict; ")
                   << counts << std::endl;
         return stopped ? interrupted_status : 3;
     }
@@ -98,46 +103,56 @@ int replay(replay_args& a)
     usage_checked([&] { return require_pivot_policy(cfg.policy); });
     const auto kernel = model::parse_kernel_version(a.kernel);
     if (!kernel)
-        throw usage_error(fmt::format("--kernel '{}': expected one of {}", a.kernel, model::kernel_version_names));
+        throw usage_error(fmt::format("--kernel '{}': expected one of {}", a.kernel,
+                                      model::kernel_version_names));
     cfg.kernel = *kernel;
     const bool dfs = a.strategy == "dfs";
-    const auto kind = dfs ? std::optional(sim::strategy_kind::replay) : sim::parse_strategy(a.strategy);
+    const auto kind =
+        dfs ? std::optional(sim::strategy_kind::replay) : sim::parse_strategy(a.strategy);
     if (!kind)
-        throw usage_error(fmt::format("--strategy '{}': expected fifo, random, pct, replay or dfs", a.strategy));
+        throw usage_error(
+            fmt::format("--strategy '{}': expected fifo, random, pct, replay or dfs", a.strategy));
     if (!dfs && !a.dfs_only_given.empty())
         throw usage_error(fmt::format("{} applies to --strategy dfs only (this is --strategy {})",
                                       a.dfs_only_given.front(), a.strategy));
     if (dfs && a.schedule_given)
-        throw usage_error("--schedule does not apply to --strategy dfs: it explores every schedule (replay a "
-                          "schedule it prints with --strategy replay)");
+        throw usage_error(
+            "--schedule does not apply to --strategy dfs: it explores every schedule (replay a "
+            "schedule it prints with --strategy replay)");
     if (a.timing != "steps" && a.timing != "choices")
         throw usage_error(fmt::format("--timing '{}': expected steps or choices", a.timing));
     if (dfs && a.timing == "steps" && a.timing_given)
-        throw usage_error("--timing steps does not apply to --strategy dfs: it explores time as choices");
+        throw usage_error(
+            "--timing steps does not apply to --strategy dfs: it explores time as choices");
     cfg.timing_choices = dfs || a.timing == "choices";
     if (a.gp_ends_given && !cfg.timing_choices)
-        throw usage_error("--gp-ends applies to --timing choices (and --strategy dfs) only: with --timing steps "
-                          "grace periods end by the step count");
+        throw usage_error(
+            "--gp-ends applies to --timing choices (and --strategy dfs) only: with --timing steps "
+            "grace periods end by the step count");
     if (a.preemptions == "any") {
         a.dfs.max_preemptions = sim::explore::unbounded_preemptions;
     } else {
         const auto p = parse_whole(a.preemptions);
         if (!p || *p > 1000)
-            throw usage_error(fmt::format("--preemptions: '{}' is not a whole number from 0 to 1000 or 'any'",
-                                          a.preemptions));
+            throw usage_error(
+                fmt::format("--preemptions: '{}' is not a whole number from 0 to 1000 or 'any'",
+                            a.preemptions));
         a.dfs.max_preemptions = static_cast<unsigned>(*p);
     }
     if (a.pct_depth_given && *kind != sim::strategy_kind::pct)
-        throw usage_error(fmt::format("--pct-depth applies to --strategy pct only (this is --strategy {})", a.strategy));
+        throw usage_error(fmt::format(
+            "--pct-depth applies to --strategy pct only (this is --strategy {})", a.strategy));
     cfg.strategy.kind = *kind;
     const auto schedule = sim::parse_schedule(a.schedule);
     if (!schedule)
-        throw usage_error(fmt::format("--schedule '{}': expected comma-separated choices, e.g. 1,0,2", a.schedule));
+        throw usage_error(fmt::format(
+            "--schedule '{}': expected comma-separated choices, e.g. 1,0,2", a.schedule));
     cfg.strategy.schedule = *schedule;
     cfg.strategy.pct_steps = cfg.max_steps;
     const auto check = sim::explore::parse_liveness(a.check);
     if (!check)
-        throw usage_error(fmt::format("--liveness '{}': expected none, bounded, after-quiet or parked-drains", a.check));
+        throw usage_error(fmt::format(
+            "--liveness '{}': expected none, bounded, after-quiet or parked-drains", a.check));
     cfg.check = *check;
     std::string why;
     const auto c = sim::explore::parse_case(a.case_text, &why);
@@ -148,8 +163,9 @@ int replay(replay_args& a)
     if (!cfg.mutation.empty()) {
         const auto names = sim::explore::mutation_names();
         if (std::find(names.begin(), names.end(), cfg.mutation) == names.end())
-            throw usage_error(fmt::format("unknown mutation '{}' (this build has: {})", cfg.mutation,
-                                          names.empty() ? std::string("none") : fmt::format("{}", fmt::join(names, ", "))));
+            throw usage_error(fmt::format(
+                "unknown mutation '{}' (this build has: {})", cfg.mutation,
+                names.empty() ? std::string("none") : fmt::format("{}", fmt::join(names, ", "))));
     }
     if (dfs)
         return exhaustive(a, *c);
@@ -182,9 +198,11 @@ void register_replay(CLI::App& app)
 {
     auto a = std::make_shared<replay_args>();
     CLI::App* sub = app.add_subcommand(
-        "replay", "Run one explorer case (as a failing property prints it) and print its step-by-step "
-                  "trace; exit status 1 if a property is violated");
-    sub->add_option("--policy", a->cfg.policy, "Pivot policy: " + model::pivot_policy_names())->capture_default_str();
+        "replay",
+        "Run one explorer case (as a failing property prints it) and print its step-by-step "
+        "trace; exit status 1 if a property is violated");
+    sub->add_option("--policy", a->cfg.policy, "Pivot policy: " + model::pivot_policy_names())
+        ->capture_default_str();
     sub->add_option("--kernel", a->kernel,
                     fmt::format("Kernel whose futex code the model runs: {} (docs/kernel-map.md)",
                                 model::kernel_version_names))
@@ -192,10 +210,12 @@ void register_replay(CLI::App& app)
     sub->add_option("--cpus", a->cfg.cpus, "CPUs of the explored machine")
         ->transform(whole_number(1, 64))
         ->capture_default_str();
-    sub->add_option("--case", a->case_text, "The case: thread op lists (docs/testing.md), e.g. 'C.K0:1/W0'")
+    sub->add_option("--case", a->case_text,
+                    "The case: thread op lists (docs/testing.md), e.g. 'C.K0:1/W0'")
         ->required();
     sub->add_option("--strategy", a->strategy,
-                    "Schedule strategy: fifo, random, pct, replay, or dfs (every schedule within the bounds, "
+                    "Schedule strategy: fifo, random, pct, replay, or dfs (every schedule within "
+                    "the bounds, "
                     "depth first: docs/testing.md)")
         ->capture_default_str();
     sub->add_option("--seed", a->cfg.strategy.seed, "Seed of the strategy")
@@ -205,8 +225,9 @@ void register_replay(CLI::App& app)
                                       "PCT depth d: d - 1 priority change points (--strategy pct)")
                           ->transform(whole_number(1, 64))
                           ->capture_default_str();
-    auto* schedule = sub->add_option("--schedule", a->schedule,
-                    "Choices played first at each scheduling point (index among the candidates), e.g. 1,0,2");
+    auto* schedule = sub->add_option(
+        "--schedule", a->schedule,
+        "Choices played first at each scheduling point (index among the candidates), e.g. 1,0,2");
     sub->add_option("--steps", a->cfg.max_steps, "Step budget")
         ->transform(whole_number(1, 10'000'000))
         ->capture_default_str();
@@ -214,30 +235,43 @@ void register_replay(CLI::App& app)
         ->transform(whole_number(1, 1'000'000))
         ->capture_default_str();
     sub->add_option("--liveness", a->check,
-                    "Liveness property to check: none, bounded, after-quiet, or parked-drains (once a hash is "
-                    "parked and the policy's gate closed, no futex call that begins takes a reference on the "
+                    "Liveness property to check: none, bounded, after-quiet, or parked-drains "
+                    "(once a hash is "
+                    "parked and the policy's gate closed, no futex call that begins takes a "
+                    "reference on the "
                     "hash being replaced: docs/testing.md)")
         ->capture_default_str();
-    sub->add_option("--bound-gps", a->cfg.pivot_bound_gps, "bounded: grace periods a pivot may stay pending")
+    sub->add_option("--bound-gps", a->cfg.pivot_bound_gps,
+                    "bounded: grace periods a pivot may stay pending")
         ->transform(whole_number(0, 1'000'000))
         ->capture_default_str();
-    auto* timing = sub->add_option("--timing", a->timing,
-                                   "steps: grace periods and timeouts end after a number of steps; choices: "
-                                   "they end at any scheduling point, as a choice (what dfs explores)")
-                       ->capture_default_str();
+    auto* timing =
+        sub->add_option("--timing", a->timing,
+                        "steps: grace periods and timeouts end after a number of steps; choices: "
+                        "they end at any scheduling point, as a choice (what dfs explores)")
+            ->capture_default_str();
     auto* gp_ends = sub->add_option("--gp-ends", a->cfg.max_gp_ends,
-                    "--timing choices: at most this many grace periods end while a task could run instead "
-                    "(one always ends when nothing else can run)")
-        ->transform(whole_number(0, 1000))
-        ->capture_default_str();
-    auto dfs_only = [a](const char* flag) { return [a, flag](auto&&...) { a->dfs_only_given.emplace_back(flag); }; };
-    sub->add_option("--preemptions", a->preemptions,
-                    "dfs: at most this many switches away from a task that could go on (a number, or 'any')")
+                                    "--timing choices: at most this many grace periods end while a "
+                                    "task could run instead "
+                                    "(one always ends when nothing else can run)")
+                        ->transform(whole_number(0, 1000))
+                        ->capture_default_str();
+    auto dfs_only = [a](const char* flag) {
+        return [a, flag](auto&&...) { a->dfs_only_given.emplace_back(flag); };
+    };
+    sub->add_option(
+           "--preemptions", a->preemptions,
+           "dfs: at most this many switches away from a task that could go on (a number, or 'any')")
         ->capture_default_str()
         ->each(dfs_only("--preemptions"));
     sub->add_flag(
-        "--no-reduction", [a](std::int64_t) { a->dfs.reduction = false; a->dfs_only_given.emplace_back("--no-reduction"); },
-        "dfs: explore every schedule, also those equivalent to one explored (sleep sets off): the count the "
+        "--no-reduction",
+        [a](std::int64_t) {
+            a->dfs.reduction = false;
+            a->dfs_only_given.emplace_back("--no-reduction");
+        },
+        "dfs: explore every schedule, also those equivalent to one explored (sleep sets off): the "
+        "count the "
         "reduction saves");
     sub->add_option("--max-executions", a->dfs.max_executions,
                     "dfs: stop after this many runs without a verdict (exit status 3); 0: no limit")
@@ -245,7 +279,11 @@ void register_replay(CLI::App& app)
         ->capture_default_str()
         ->each(dfs_only("--max-executions"));
     sub->add_flag(
-        "--no-shrink", [a](std::int64_t) { a->shrink = false; a->dfs_only_given.emplace_back("--no-shrink"); },
+        "--no-shrink",
+        [a](std::int64_t) {
+            a->shrink = false;
+            a->dfs_only_given.emplace_back("--no-shrink");
+        },
         "dfs: print the violation found without searching for a smaller case");
     sub->add_flag("--quiet", a->quiet, "Print only the verdict");
     sub->add_flag(
@@ -253,16 +291,19 @@ void register_replay(CLI::App& app)
         "Do not require that threads left when nothing can run are all asleep in futex_wait()");
     sub->add_flag(
         "--nonfatal-warnings", [a](std::int64_t) { a->cfg.fatal_warnings = false; },
-        "Report the model's warnings (WARN_ON_ONCE, might_sleep()) instead of stopping at the first");
+        "Report the model's warnings (WARN_ON_ONCE, might_sleep()) instead of stopping at the "
+        "first");
 #ifdef FUTEXSIM_MUTATIONS
     sub->add_option("--mutation", a->cfg.mutation, "Test-only build: switch on a mutation point");
 #endif
-    sub->footer("Every thread of a case has operations and is created by a C. SIGINT stops it between two\n"
-                "steps: the trace so far, then 'interrupted by SIGINT: no verdict', exit status 130.\n"
-                "--strategy dfs runs every schedule of the case within the bounds (--preemptions, --gp-ends,\n"
-                "--steps) with time as choices, skipping schedules equivalent to one explored unless\n"
-                "--no-reduction; it prints the complete executions, those pruned and the bounds, or the\n"
-                "first violation with its replay command and a smaller case (exit status 1).");
+    sub->footer(
+        "Every thread of a case has operations and is created by a C. SIGINT stops it between two\n"
+        "steps: the trace so far, then 'interrupted by SIGINT: no verdict', exit status 130.\n"
+        "--strategy dfs runs every schedule of the case within the bounds (--preemptions, "
+        "--gp-ends,\n"
+        "--steps) with time as choices, skipping schedules equivalent to one explored unless\n"
+        "--no-reduction; it prints the complete executions, those pruned and the bounds, or the\n"
+        "first violation with its replay command and a smaller case (exit status 1).");
     sub->parse_complete_callback([a, pct_depth, timing, schedule, gp_ends] {
         a->pct_depth_given = pct_depth->count() > 0;
         a->gp_ends_given = gp_ends->count() > 0;

@@ -29,8 +29,8 @@ namespace {
 using json = nlohmann::ordered_json;
 
 // The cell's parameters, in the grid's order of dimensions.
-const std::vector<std::string> dims{"machine", "policy", "workload", "kernel", "cpus",
-                                    "precheck", "ramp_ms", "arm", "threads"};
+const std::vector<std::string> dims{"machine",  "policy",  "workload", "kernel", "cpus",
+                                    "precheck", "ramp_ms", "arm",      "threads"};
 
 struct cell_stats {
     std::size_t index = 0;
@@ -45,7 +45,8 @@ struct cell_stats {
 
 // The progress detectors' tags (sim/progress_watch.h), then "other": the
 // model's own warnings and any a real backend prints.
-const std::vector<std::string> warning_kinds{"rcu-stall", "soft-lockup", "spin-lockup", "event-storm", "other"};
+const std::vector<std::string> warning_kinds{"rcu-stall", "soft-lockup", "spin-lockup",
+                                             "event-storm", "other"};
 
 // The cell's field for runs that warned of `kind`: warned_rcu_stall, ...
 std::string warned_key(std::string kind)
@@ -95,14 +96,16 @@ std::vector<std::size_t> divisors(std::size_t n)
 merged read_files(const std::vector<std::string>& files)
 {
     merged m;
-    std::map<std::size_t, json> seen;                 // run index -> its line, for duplicates
-    std::map<std::size_t, std::size_t> cell_of_run;   // run index -> cell index
-    std::map<std::string, std::size_t> index_of_cell; // a cell's parameters -> its index
+    std::map<std::size_t, json> seen;                  // run index -> its line, for duplicates
+    std::map<std::size_t, std::size_t> cell_of_run;    // run index -> cell index
+    std::map<std::string, std::size_t> index_of_cell;  // a cell's parameters -> its index
     for (const auto& path : files) {
         const std::string text = read_input_file("report", path);
         if (!text.empty() && text.back() != '\n')
-            throw usage_error(fmt::format("{}: the last line is cut short (a sweep killed mid-write? run the "
-                                          "sweep again to resume it)", path));
+            throw usage_error(
+                fmt::format("{}: the last line is cut short (a sweep killed mid-write? run the "
+                            "sweep again to resume it)",
+                            path));
         std::size_t pos = 0, line_no = 0;
         while (pos < text.size()) {
             const std::size_t end = text.find('\n', pos);
@@ -124,27 +127,34 @@ merged read_files(const std::vector<std::string>& files)
                 m.grid_id = id;
                 m.grid_runs = grid_runs;
             } else if (id != m.grid_id) {
-                throw usage_error(fmt::format("{}: a different sweep (grid {}) than the first file's (grid {}); "
-                                              "report one sweep (and its shards) at a time",
-                                              where, id, m.grid_id));
+                throw usage_error(
+                    fmt::format("{}: a different sweep (grid {}) than the first file's (grid {}); "
+                                "report one sweep (and its shards) at a time",
+                                where, id, m.grid_id));
             } else if (grid_runs != m.grid_runs) {
-                throw usage_error(fmt::format("{}: 'grid_runs' = {}, but grid {} has {} runs", where, grid_runs,
-                                              id, m.grid_runs));
+                throw usage_error(fmt::format("{}: 'grid_runs' = {}, but grid {} has {} runs",
+                                              where, grid_runs, id, m.grid_runs));
             }
             const auto run_index = j.at("run_index").get<std::size_t>();
             if (const auto s = seen.find(run_index); s != seen.end()) {
                 if (s->second != j)
-                    throw usage_error(fmt::format("{}: run {} is already in with other content (a file edited "
-                                                  "by hand, or two sweeps?)", where, run_index));
+                    throw usage_error(
+                        fmt::format("{}: run {} is already in with other content (a file edited "
+                                    "by hand, or two sweeps?)",
+                                    where, run_index));
                 continue;  // overlapping shards: the run is the same run
             }
             seen[run_index] = j;
             const auto ci = j.at("cell_index").get<std::size_t>();
             const std::string cell_key = j.at("cell").dump();
-            if (const auto c = m.cells.find(ci); c != m.cells.end() && c->second.params != j.at("cell"))
-                throw usage_error(fmt::format("{}: cell {} has other parameters than on an earlier line", where, ci));
-            if (const auto k = index_of_cell.find(cell_key); k != index_of_cell.end() && k->second != ci)
-                throw usage_error(fmt::format("{}: cell {} has the parameters of cell {}", where, ci, k->second));
+            if (const auto c = m.cells.find(ci);
+                c != m.cells.end() && c->second.params != j.at("cell"))
+                throw usage_error(fmt::format(
+                    "{}: cell {} has other parameters than on an earlier line", where, ci));
+            if (const auto k = index_of_cell.find(cell_key);
+                k != index_of_cell.end() && k->second != ci)
+                throw usage_error(
+                    fmt::format("{}: cell {} has the parameters of cell {}", where, ci, k->second));
             index_of_cell[cell_key] = ci;
             cell_of_run[run_index] = ci;
             cell_stats& c = m.cells[ci];
@@ -157,7 +167,8 @@ merged read_files(const std::vector<std::string>& files)
             c.transient += outcome == "transient";
             c.never += outcome == "never";
             c.mops.push_back(run.at("mops").get<double>());
-            if (run.contains("warnings") && run.at("warnings").is_array() && !run.at("warnings").empty()) {
+            if (run.contains("warnings") && run.at("warnings").is_array() &&
+                !run.at("warnings").empty()) {
                 c.warned++;
                 std::map<std::string, bool> kinds;
                 for (const auto& w : run.at("warnings"))
@@ -180,8 +191,10 @@ merged read_files(const std::vector<std::string>& files)
             break;
     }
     if (!fits)
-        throw usage_error(fmt::format("grid {}: the lines' cell_index and run_index do not fit one grid of {} "
-                                      "runs (a file edited by hand?)", m.grid_id, m.grid_runs));
+        throw usage_error(
+            fmt::format("grid {}: the lines' cell_index and run_index do not fit one grid of {} "
+                        "runs (a file edited by hand?)",
+                        m.grid_id, m.grid_runs));
     return m;
 }
 
@@ -256,8 +269,9 @@ report_rows build(const merged& m)
     }
     for (const auto& k : order) {
         auto rows = groups[k];
-        std::sort(rows.begin(), rows.end(),
-                  [](const json* x, const json* y) { return x->at("threads").get<unsigned>() < y->at("threads").get<unsigned>(); });
+        std::sort(rows.begin(), rows.end(), [](const json* x, const json* y) {
+            return x->at("threads").get<unsigned>() < y->at("threads").get<unsigned>();
+        });
         json t = json::object();
         for (const auto& d : dims)
             if (d != "threads")
@@ -293,7 +307,8 @@ void print_md_head(const std::vector<std::string>& head)
 std::string probability(const json& row)
 {
     return fmt::format("{} [{}, {}]", fixed(row.at("p_latched").get<double>(), 2),
-                       fixed(row.at("p_latched_lo").get<double>(), 2), fixed(row.at("p_latched_hi").get<double>(), 2));
+                       fixed(row.at("p_latched_lo").get<double>(), 2),
+                       fixed(row.at("p_latched_hi").get<double>(), 2));
 }
 
 // "0", or "3 (rcu-stall 3, soft-lockup 2)": runs that warned, by kind.
@@ -337,11 +352,14 @@ void print_md(const merged& m, const report_rows& r)
         cols.push_back(fmt::format("{} [{}-{}]", fixed(row.at("mops_median").get<double>(), 1),
                                    fixed(row.at("mops_min").get<double>(), 1),
                                    fixed(row.at("mops_max").get<double>(), 1)));
-        cols.push_back(row.at("ratio_to_auto").is_null() ? "" : fixed(row.at("ratio_to_auto").get<double>(), 1));
+        cols.push_back(row.at("ratio_to_auto").is_null()
+                           ? ""
+                           : fixed(row.at("ratio_to_auto").get<double>(), 1));
         cols.push_back(warned_text(row));
         fmt::print("| {} |\n", fmt::join(cols, " | "));
     }
-    fmt::print("\n## Stall threshold\n\nThe smallest thread count whose latched probability's 95% interval lies "
+    fmt::print("\n## Stall threshold\n\nThe smallest thread count whose latched probability's 95% "
+               "interval lies "
                "above 1/2.\n\n");
     std::vector<std::string> thead;
     for (const auto& d : r.varying)
@@ -368,8 +386,9 @@ void print_md(const merged& m, const report_rows& r)
 void print_csv(const report_rows& r)
 {
     std::vector<std::string> head = dims;
-    for (const char* h : {"runs", "latched", "transient", "never", "p_latched", "p_latched_lo", "p_latched_hi",
-                          "mops_median", "mops_min", "mops_max", "ratio_to_auto", "warned"})
+    for (const char* h :
+         {"runs", "latched", "transient", "never", "p_latched", "p_latched_lo", "p_latched_hi",
+          "mops_median", "mops_min", "mops_max", "ratio_to_auto", "warned"})
         head.emplace_back(h);
     for (const auto& k : warning_kinds)
         head.push_back(warned_key(k));
@@ -381,8 +400,9 @@ void print_csv(const report_rows& r)
             if (v.is_null())
                 cols.emplace_back();
             else if (v.is_string())
-                cols.push_back(v.get<std::string>().find(',') == std::string::npos ? v.get<std::string>()
-                                                                                    : "\"" + v.get<std::string>() + "\"");
+                cols.push_back(v.get<std::string>().find(',') == std::string::npos
+                                   ? v.get<std::string>()
+                                   : "\"" + v.get<std::string>() + "\"");
             else if (v.is_number_float())
                 cols.push_back(fixed(v.get<double>(), 4));
             else
@@ -425,16 +445,22 @@ int report(const report_args& a)
 void register_report(CLI::App& app)
 {
     auto a = std::make_shared<report_args>();
-    CLI::App* sub = app.add_subcommand(
-        "report", "Tables from `futexsim sweep` results: per cell the latched / transient / never counts with a "
-                  "95% Wilson interval, throughput median and spread, presized / auto ratio, the runs that warned "
-                  "(by kind); the stall threshold");
-    sub->footer("Prints (md, the default): the grid and how many of its runs the files hold; per cell a row of\n"
-                "runs, latched, transient, never, P(latched) [95% CI], Mops/s median [min-max], ratio to auto\n"
-                "and warned (runs with any warning, then per kind: rcu-stall, soft-lockup, spin-lockup,\n"
-                "event-storm, other); then per group the stall threshold. csv: one row per cell, the same\n"
-                "figures (warned_KIND per kind); json: the cells and thresholds as objects.");
-    sub->add_option("files", a->files, "Result files of one sweep (its shards are merged)")->required();
+    CLI::App* sub =
+        app.add_subcommand("report", "Tables from `futexsim sweep` results: per cell the latched / "
+                                     "transient / never counts with a "
+                                     "95% Wilson interval, throughput median and spread, presized "
+                                     "/ auto ratio, the runs that warned "
+                                     "(by kind); the stall threshold");
+    sub->footer(
+        "Prints (md, the default): the grid and how many of its runs the files hold; per cell a "
+        "row of\n"
+        "runs, latched, transient, never, P(latched) [95% CI], Mops/s median [min-max], ratio to "
+        "auto\n"
+        "and warned (runs with any warning, then per kind: rcu-stall, soft-lockup, spin-lockup,\n"
+        "event-storm, other); then per group the stall threshold. csv: one row per cell, the same\n"
+        "figures (warned_KIND per kind); json: the cells and thresholds as objects.");
+    sub->add_option("files", a->files, "Result files of one sweep (its shards are merged)")
+        ->required();
     sub->add_option("--format", a->format, "md, csv or json")
         ->check(CLI::IsMember({"md", "csv", "json"}))
         ->capture_default_str();

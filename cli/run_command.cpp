@@ -5,15 +5,15 @@
 #include <bit>
 #include <cerrno>
 #include <cmath>
-#include <limits>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <memory>
 #include <optional>
-#include <sys/sysinfo.h>
 #include <stdexcept>
+#include <sys/sysinfo.h>
 
 #include "cli/commands.h"
 #include "cli/detector_flags.h"
@@ -41,7 +41,7 @@ namespace {
 struct run_args {
     run_options opt;
     sim::sim_options sim;
-    workload_flags workload;  // --locks, --mix, ...: declared by the workloads
+    workload_flags workload;   // --locks, --mix, ...: declared by the workloads
     detector_flags detectors;  // the progress detectors' bounds (sim only)
     bool fail_on_warning = false;
     std::string machine = "xeon-6975p-snc3";
@@ -85,11 +85,13 @@ std::string joined(const std::vector<std::string>& names)
 void parse_trace_window(const std::string& text, sim::sim_options& opt)
 {
     const std::size_t colon = text.find(':');
-    const auto start = colon == std::string::npos ? std::nullopt : parse_real(text.substr(0, colon));
+    const auto start =
+        colon == std::string::npos ? std::nullopt : parse_real(text.substr(0, colon));
     const auto end = colon == std::string::npos ? std::nullopt : parse_real(text.substr(colon + 1));
     if (!start || !end || *start < 0 || *end <= *start)
-        throw usage_error(fmt::format(
-            "--trace-window '{}': expected START:END in virtual milliseconds with 0 <= START < END, e.g. 0:20", text));
+        throw usage_error(fmt::format("--trace-window '{}': expected START:END in virtual "
+                                      "milliseconds with 0 <= START < END, e.g. 0:20",
+                                      text));
     opt.trace_start_ms = *start;
     opt.trace_end_ms = *end;
 }
@@ -102,30 +104,36 @@ void check_backend_flags(const run_args& a)
     if (a.backend == "sim")
         return;
     for (const auto& flag : a.sim_only_flags)
-        throw usage_error(fmt::format("{} does not apply to --backend {} (it runs on this machine)", flag, a.backend));
+        throw usage_error(fmt::format("{} does not apply to --backend {} (it runs on this machine)",
+                                      flag, a.backend));
     if (a.backend == "kernel" && (a.policy_given || a.opt.precheck || a.kernel_given))
-        throw usage_error(fmt::format("{} does not apply to --backend kernel (the host kernel's own code runs)",
-                                      a.policy_given ? "--policy" : a.opt.precheck ? "--precheck" : "--kernel"));
+        throw usage_error(
+            fmt::format("{} does not apply to --backend kernel (the host kernel's own code runs)",
+                        a.policy_given   ? "--policy"
+                        : a.opt.precheck ? "--precheck"
+                                         : "--kernel"));
     const run_options& opt = a.opt;
     if (opt.threads > real::max_threads)
-        throw usage_error(fmt::format("--threads {}: --backend {} creates at most {} threads", opt.threads,
-                                      a.backend, real::max_threads));
+        throw usage_error(fmt::format("--threads {}: --backend {} creates at most {} threads",
+                                      opt.threads, a.backend, real::max_threads));
     if (opt.seconds > real::max_seconds)
-        throw usage_error(fmt::format("--seconds {}: --backend {} runs for at most {} s", opt.seconds, a.backend,
-                                      real::max_seconds));
+        throw usage_error(fmt::format("--seconds {}: --backend {} runs for at most {} s",
+                                      opt.seconds, a.backend, real::max_seconds));
     // Threads created after the run has ended measure nothing, and a ramp
     // longer than the run would keep the process alive past --seconds.
     if (opt.ramp_ms > opt.seconds * 1e3)
-        throw usage_error(fmt::format("--ramp-ms {}: --backend {} must create its threads within the run (at most "
-                                      "--seconds x 1000 = {} ms)",
-                                      opt.ramp_ms, a.backend, opt.seconds * 1e3));
+        throw usage_error(fmt::format(
+            "--ramp-ms {}: --backend {} must create its threads within the run (at most "
+            "--seconds x 1000 = {} ms)",
+            opt.ramp_ms, a.backend, opt.seconds * 1e3));
     // Every real thread counts into its own bins (no shared line), so the
     // bins cost threads x bins words.
     const double bins = std::ceil(opt.seconds * 1e3 / opt.interval_ms);
     if (bins * (opt.threads + 1) > max_real_bin_words)
-        throw usage_error(fmt::format("--interval-ms {}: {} bins for each of {} threads is too many on --backend "
-                                      "{} (at most {} bins x threads; widen --interval-ms)",
-                                      opt.interval_ms, bins, opt.threads, a.backend, max_real_bin_words));
+        throw usage_error(
+            fmt::format("--interval-ms {}: {} bins for each of {} threads is too many on --backend "
+                        "{} (at most {} bins x threads; widen --interval-ms)",
+                        opt.interval_ms, bins, opt.threads, a.backend, max_real_bin_words));
 }
 
 // What every backend checks the same way: the CPU list, the hash size, the
@@ -138,12 +146,14 @@ void check_common(run_args& a, unsigned num_cpus)
     if (a.cpus_given)
         opt.cpus = usage_checked([&] { return parse_cpu_list(a.cpus, num_cpus); });
     if (opt.presize && !std::has_single_bit(*opt.presize))
-        throw usage_error(fmt::format("--presize {}: slots must be a power of two from 2 to {} (use --global-hash "
-                                      "for 0)",
-                                      *opt.presize, max_presize));
+        throw usage_error(fmt::format(
+            "--presize {}: slots must be a power of two from 2 to {} (use --global-hash "
+            "for 0)",
+            *opt.presize, max_presize));
     if (opt.seconds * 1e3 / opt.interval_ms > max_bins)
-        throw usage_error(fmt::format("--interval-ms {}: {} s in bins of {} ms is more than {} bins", opt.interval_ms,
-                                      opt.seconds, opt.interval_ms, max_bins));
+        throw usage_error(
+            fmt::format("--interval-ms {}: {} s in bins of {} ms is more than {} bins",
+                        opt.interval_ms, opt.seconds, opt.interval_ms, max_bins));
     a.workload.apply(*wl, opt);
 }
 
@@ -156,7 +166,9 @@ bool stopped_before(unsigned i, unsigned runs)
 {
     if (!sigint_received())
         return false;
-    std::fputs(fmt::format("futexsim: interrupted by {} before run {} of {}\n", stop_signal_name(), i + 1, runs).c_str(),
+    std::fputs(fmt::format("futexsim: interrupted by {} before run {} of {}\n", stop_signal_name(),
+                           i + 1, runs)
+                   .c_str(),
                stderr);
     return true;
 }
@@ -167,7 +179,8 @@ int status_after(const run_args& a, const run_result& r)
     if (r.interrupted && sigint_received())
         return interrupted_status;
     if (a.fail_on_warning && !r.warnings.empty()) {
-        std::fputs(fmt::format("{}{}\n", fail_on_warning_prefix, r.warnings.front()).c_str(), stderr);
+        std::fputs(fmt::format("{}{}\n", fail_on_warning_prefix, r.warnings.front()).c_str(),
+                   stderr);
         return warned_status;
     }
     return r.interrupted ? interrupted_status : -1;
@@ -196,26 +209,31 @@ int run(run_args& a)
     check_backend_flags(a);
     const auto kernel = model::parse_kernel_version(a.kernel);
     if (!kernel)
-        throw usage_error(fmt::format("--kernel '{}': expected one of {}", a.kernel, model::kernel_version_names));
+        throw usage_error(fmt::format("--kernel '{}': expected one of {}", a.kernel,
+                                      model::kernel_version_names));
     opt.kernel = *kernel;
     if (a.backend != "sim") {
         check_common(a, static_cast<unsigned>(get_nprocs_conf()));
         return run_real_backend(a);
     }
     opt.mach = usage_checked([&] {
-        return a.machine_file.empty() ? load_machine_preset(a.machine) : read_machine_file("--machine-file", a.machine_file);
+        return a.machine_file.empty() ? load_machine_preset(a.machine)
+                                      : read_machine_file("--machine-file", a.machine_file);
     });
     check_common(a, opt.mach.num_cpus());
     usage_checked([&] { return require_pivot_policy(opt.policy); });
     const auto kind = sim::parse_strategy(a.strategy);
     if (!kind)
-        throw usage_error(fmt::format("--strategy '{}': expected fifo, random, pct or replay", a.strategy));
+        throw usage_error(
+            fmt::format("--strategy '{}': expected fifo, random, pct or replay", a.strategy));
     if (a.pct_depth_given && *kind != sim::strategy_kind::pct)
-        throw usage_error(fmt::format("--pct-depth applies to --strategy pct only (this is --strategy {})", a.strategy));
+        throw usage_error(fmt::format(
+            "--pct-depth applies to --strategy pct only (this is --strategy {})", a.strategy));
     sopt.strategy.kind = *kind;
     const auto schedule = sim::parse_schedule(a.schedule);
     if (!schedule)
-        throw usage_error(fmt::format("--schedule '{}': expected comma-separated choices, e.g. 1,0,2", a.schedule));
+        throw usage_error(fmt::format(
+            "--schedule '{}': expected comma-separated choices, e.g. 1,0,2", a.schedule));
     sopt.strategy.schedule = *schedule;
     if (!a.trace_window.empty()) {
         if (sopt.trace_path.empty())
@@ -223,19 +241,22 @@ int run(run_args& a)
         parse_trace_window(a.trace_window, sopt);
     }
     if (!sopt.trace_path.empty() && a.runs > 1)
-        throw usage_error(fmt::format("--trace writes one run's trace: --runs {} must be 1", a.runs));
+        throw usage_error(
+            fmt::format("--trace writes one run's trace: --runs {} must be 1", a.runs));
     if (!sopt.trace_path.empty())
         check_output_path("--trace", sopt.trace_path);
     if (!sopt.trace_path.empty() && !std::ofstream(sopt.trace_path))
-        throw usage_error(fmt::format("--trace '{}': cannot write: {}", sopt.trace_path, std::strerror(errno)));
+        throw usage_error(
+            fmt::format("--trace '{}': cannot write: {}", sopt.trace_path, std::strerror(errno)));
 
     // Seeds K, K+1, ...: the last one must not wrap around to 0.
     const std::uint64_t first_seed = opt.seed;
     if (a.runs - 1 > std::numeric_limits<std::uint64_t>::max() - first_seed)
-        throw usage_error(fmt::format("--seed {} with --runs {}: the runs' seeds would pass {} (at most {} for {} "
-                                      "runs)",
-                                      first_seed, a.runs, std::numeric_limits<std::uint64_t>::max(),
-                                      std::numeric_limits<std::uint64_t>::max() - (a.runs - 1), a.runs));
+        throw usage_error(fmt::format(
+            "--seed {} with --runs {}: the runs' seeds would pass {} (at most {} for {} "
+            "runs)",
+            first_seed, a.runs, std::numeric_limits<std::uint64_t>::max(),
+            std::numeric_limits<std::uint64_t>::max() - (a.runs - 1), a.runs));
 
     sopt.detectors = a.detectors.limits();
     sopt.detectors.stop_at_first = a.fail_on_warning;
@@ -257,54 +278,69 @@ void register_run(CLI::App& app)
 {
     auto a = std::make_shared<run_args>();
     CLI::App* sub = app.add_subcommand(
-        "run", "Run a workload: simulated on a machine (virtual time, deterministic from --seed; the "
-               "default) or on this machine (--backend threads|kernel); one line per run");
-    sub->add_option("--backend", a->backend,
-                    "sim: the simulator (virtual time); threads: the model on real threads; kernel: real "
-                    "futex system calls on this machine's kernel (docs/backends.md)")
+        "run",
+        "Run a workload: simulated on a machine (virtual time, deterministic from --seed; the "
+        "default) or on this machine (--backend threads|kernel); one line per run");
+    sub->add_option(
+           "--backend", a->backend,
+           "sim: the simulator (virtual time); threads: the model on real threads; kernel: real "
+           "futex system calls on this machine's kernel (docs/backends.md)")
         ->check(CLI::IsMember({"sim", "threads", "kernel"}))
         ->capture_default_str();
     auto* machine = sub->add_option("--machine", a->machine,
-                    "Machine preset: " + joined(machine_preset_names()) +
-                        " (host reads this machine's /proc and /sys)")
-        ->capture_default_str();
-    auto* machine_file = sub->add_option("--machine-file", a->machine_file,
-                    "JSON machine description (see docs/simulator.md); overrides --machine")
-        ->check(CLI::ExistingFile);
+                                    "Machine preset: " + joined(machine_preset_names()) +
+                                        " (host reads this machine's /proc and /sys)")
+                        ->capture_default_str();
+    auto* machine_file =
+        sub->add_option("--machine-file", a->machine_file,
+                        "JSON machine description (see docs/simulator.md); overrides --machine")
+            ->check(CLI::ExistingFile);
     std::vector<std::string> wnames;
     for (const auto& w : workloads())
         wnames.push_back(w.name);
-    sub->add_option("--workload", a->opt.workload, "Workload: " + joined(wnames))->capture_default_str();
-    auto* policy = sub->add_option("--policy", a->opt.policy,
-                    "Pivot policy: " + model::pivot_policy_names() + " (docs/policies.md)")
+    sub->add_option("--workload", a->opt.workload, "Workload: " + joined(wnames))
         ->capture_default_str();
-    auto* kernel = sub->add_option("--kernel", a->kernel,
-                                   fmt::format("Kernel whose futex code the model runs: {} (v7.2: the "
-                                               "futex_pivot_pending() fix; docs/kernel-map.md)",
-                                               model::kernel_version_names))
-                       ->capture_default_str();
+    auto* policy =
+        sub->add_option("--policy", a->opt.policy,
+                        "Pivot policy: " + model::pivot_policy_names() + " (docs/policies.md)")
+            ->capture_default_str();
+    auto* kernel =
+        sub->add_option("--kernel", a->kernel,
+                        fmt::format("Kernel whose futex code the model runs: {} (v7.2: the "
+                                    "futex_pivot_pending() fix; docs/kernel-map.md)",
+                                    model::kernel_version_names))
+            ->capture_default_str();
     sub->add_flag("--precheck", a->opt.precheck,
                   "futex_wait_setup() reads the futex word before locking the bucket (any policy)");
-    sub->add_option("--threads", a->opt.threads,
-                    fmt::format("Worker threads, created back to back (at most 4096; {} on the real backends)",
-                                real::max_threads))
+    sub->add_option(
+           "--threads", a->opt.threads,
+           fmt::format(
+               "Worker threads, created back to back (at most 4096; {} on the real backends)",
+               real::max_threads))
         ->transform(whole_number(1, 4096))
         ->capture_default_str();
-    sub->add_option("--seconds", a->opt.seconds,
-                    fmt::format("Seconds to run: virtual on sim, wall clock (at most {}) on the real backends",
-                                real::max_seconds))
+    sub->add_option(
+           "--seconds", a->opt.seconds,
+           fmt::format(
+               "Seconds to run: virtual on sim, wall clock (at most {}) on the real backends",
+               real::max_seconds))
         ->transform(real_number(0.001, 3600.0))
         ->capture_default_str();
     auto* presize = sub->add_option_function<unsigned>(
-        "--presize", [a](unsigned v) { a->opt.presize = v; },
-        fmt::format("prctl(PR_FUTEX_HASH_SET_SLOTS, SLOTS) before any thread exists: a power of two from 2 to {}",
-                    max_presize))
-        ->transform(whole_number(2, max_presize));
-    auto* global = sub->add_flag("--global-hash", a->opt.global_hash,
-                                 "prctl(PR_FUTEX_HASH_SET_SLOTS, 0) before any thread: use the global hash");
+                           "--presize", [a](unsigned v) { a->opt.presize = v; },
+                           fmt::format("prctl(PR_FUTEX_HASH_SET_SLOTS, SLOTS) before any thread "
+                                       "exists: a power of two from 2 to {}",
+                                       max_presize))
+                        ->transform(whole_number(2, max_presize));
+    auto* global =
+        sub->add_flag("--global-hash", a->opt.global_hash,
+                      "prctl(PR_FUTEX_HASH_SET_SLOTS, 0) before any thread: use the global hash");
     presize->excludes(global);
-    auto* cpus = sub->add_option("--cpus", a->cpus, "CPU affinity of every thread, as taskset: 0-31,96-127 (each CPU once)");
-    sub->add_option("--ramp-ms", a->opt.ramp_ms, "Spread thread creation over this many milliseconds (real backends: at most the run's length)")
+    auto* cpus = sub->add_option(
+        "--cpus", a->cpus, "CPU affinity of every thread, as taskset: 0-31,96-127 (each CPU once)");
+    sub->add_option("--ramp-ms", a->opt.ramp_ms,
+                    "Spread thread creation over this many milliseconds (real backends: at most "
+                    "the run's length)")
         ->transform(real_number(0.0, 3600000.0))
         ->capture_default_str();
     auto* seed = sub->add_option("--seed", a->opt.seed, "Seed of the first run (sim only)")
@@ -321,37 +357,44 @@ void register_run(CLI::App& app)
     sub->add_option("--interval-ms", a->opt.interval_ms, interval_help)
         ->transform(real_number(0.1, 10000.0))
         ->capture_default_str();
-    auto* strategy = sub->add_option("--strategy", a->strategy,
-                    "Which queued task a CPU runs next: fifo (the queue's order), random, pct, replay "
-                    "(--schedule, then fifo); seeded by --seed")
-        ->capture_default_str();
-    auto* pct_depth = sub->add_option("--pct-depth", a->sim.strategy.pct_depth,
-                                      "pct: depth d (d - 1 priority change points); --strategy pct only")
-                          ->transform(whole_number(1, 64))
-                          ->capture_default_str();
+    auto* strategy =
+        sub->add_option(
+               "--strategy", a->strategy,
+               "Which queued task a CPU runs next: fifo (the queue's order), random, pct, replay "
+               "(--schedule, then fifo); seeded by --seed")
+            ->capture_default_str();
+    auto* pct_depth =
+        sub->add_option("--pct-depth", a->sim.strategy.pct_depth,
+                        "pct: depth d (d - 1 priority change points); --strategy pct only")
+            ->transform(whole_number(1, 64))
+            ->capture_default_str();
     auto* schedule = sub->add_option("--schedule", a->schedule,
                                      "Choices played first at each scheduling point, e.g. 1,0,2");
     sub->add_flag("--json", a->json, "One JSON object per line instead of the human line");
-    auto* trace = sub->add_option("--trace", a->sim.trace_path,
-                                  "Write the run as a Chrome/Perfetto trace-event JSON file (sim only; "
-                                  "docs/tracing.md)");
-    auto* trace_window = sub->add_option("--trace-window", a->trace_window,
-                                         "START:END virtual milliseconds the trace covers (default: the "
-                                         "whole measured run)");
-    auto* exact = sub->add_flag(
-        "--exact", a->exact,
-        "Simulate every operation to the end. Without it, a run that turns stationary (the workload has "
-        "created its threads, no pivot is pending, the hash is per-CPU) is measured until the 95% interval "
-        "of its rate is within +/-1% and the rest is extrapolated; the line and the JSON say from when "
-        "(docs/simulator.md, \"Fast-forward\"). A --trace run is always exact");
+    auto* trace =
+        sub->add_option("--trace", a->sim.trace_path,
+                        "Write the run as a Chrome/Perfetto trace-event JSON file (sim only; "
+                        "docs/tracing.md)");
+    auto* trace_window =
+        sub->add_option("--trace-window", a->trace_window,
+                        "START:END virtual milliseconds the trace covers (default: the "
+                        "whole measured run)");
+    auto* exact =
+        sub->add_flag("--exact", a->exact,
+                      "Simulate every operation to the end. Without it, a run that turns "
+                      "stationary (the workload has "
+                      "created its threads, no pivot is pending, the hash is per-CPU) is measured "
+                      "until the 95% interval "
+                      "of its rate is within +/-1% and the rest is extrapolated; the line and the "
+                      "JSON say from when "
+                      "(docs/simulator.md, \"Fast-forward\"). A --trace run is always exact");
     a->detectors.add_to(*sub);
     sub->add_flag("--fail-on-warning", a->fail_on_warning, fail_on_warning_help);
     a->workload.add_to(*sub);
     // Which flags were given, for the checks in run(): those only the
     // simulator takes (in the order the errors name them).
-    std::vector<CLI::Option*> sim_only = {machine,  machine_file, seed,  strategy,
-                                           pct_depth, schedule,     trace, trace_window,
-                                           exact};
+    std::vector<CLI::Option*> sim_only = {machine,  machine_file, seed,         strategy, pct_depth,
+                                          schedule, trace,        trace_window, exact};
     sim_only.insert(sim_only.end(), a->detectors.options().begin(), a->detectors.options().end());
     sub->parse_complete_callback([=] {
         auto given = [](const std::vector<CLI::Option*>& options) {

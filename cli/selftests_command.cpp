@@ -75,7 +75,8 @@ std::vector<std::string> all_policies()
 int run(selftests_args& a)
 {
     machine m = usage_checked([&] {
-        return a.machine_file.empty() ? load_machine_preset(a.machine) : read_machine_file("--machine-file", a.machine_file);
+        return a.machine_file.empty() ? load_machine_preset(a.machine)
+                                      : read_machine_file("--machine-file", a.machine_file);
     });
     if (a.hz) {
         m.hz = a.hz;
@@ -83,39 +84,46 @@ int run(selftests_args& a)
     }
     const auto kernel = model::parse_kernel_version(a.kernel);
     if (!kernel)
-        throw usage_error(fmt::format("--kernel '{}': expected one of {}", a.kernel, model::kernel_version_names));
+        throw usage_error(fmt::format("--kernel '{}': expected one of {}", a.kernel,
+                                      model::kernel_version_names));
     std::vector<std::string> policies = a.policies.empty() ? all_policies() : a.policies;
     for (auto p = policies.begin(); p != policies.end(); ++p) {
         usage_checked([&] { return require_pivot_policy(*p); });
         if (std::find(policies.begin(), p, *p) != p)
-            throw usage_error(fmt::format("--policy {} given twice: its lines could not be told apart", *p));
+            throw usage_error(
+                fmt::format("--policy {} given twice: its lines could not be told apart", *p));
     }
     if (a.runs - 1 > std::numeric_limits<std::uint64_t>::max() - a.seed)
-        throw usage_error(fmt::format("--seed {} with --runs {}: the runs' seeds would pass {}", a.seed, a.runs,
-                                      std::numeric_limits<std::uint64_t>::max()));
+        throw usage_error(fmt::format("--seed {} with --runs {}: the runs' seeds would pass {}",
+                                      a.seed, a.runs, std::numeric_limits<std::uint64_t>::max()));
 
     print_line(fmt::format("machine={} cpus={} hz={} kernel={} runs={} seeds={}-{}",
-                           m.name.empty() ? a.machine_file : m.name, m.num_cpus(), m.hz, a.kernel, a.runs, a.seed,
-                           a.seed + a.runs - 1));
+                           m.name.empty() ? a.machine_file : m.name, m.num_cpus(), m.hz, a.kernel,
+                           a.runs, a.seed, a.seed + a.runs - 1));
     for (std::size_t pi = 0; pi < policies.size(); pi++) {
         const std::string& policy = policies[pi];
         sim::selftest_options opt;
         opt.policy = policy;
         opt.kernel = *kernel;
         opt.seed = a.seed;
-        const auto cases = sim::run_selftests(m, opt, a.runs, [] { return sigint_received().load(); });
+        const auto cases =
+            sim::run_selftests(m, opt, a.runs, [] { return sigint_received().load(); });
         for (const auto& c : cases) {
-            std::string line = fmt::format("policy={} {} {} keys={} passed={}/{} returned: {}", policy, c.test,
-                                           c.name.find(' ') == std::string::npos ? c.name : "'" + c.name + "'",
-                                           c.keys, c.passed, c.runs, tally(c.returned));
+            std::string line =
+                fmt::format("policy={} {} {} keys={} passed={}/{} returned: {}", policy, c.test,
+                            c.name.find(' ') == std::string::npos ? c.name : "'" + c.name + "'",
+                            c.keys, c.passed, c.runs, tally(c.returned));
             if (c.test != "futex_requeue")
                 line += fmt::format(" longest={:.1f}us", static_cast<double>(c.longest_ns) / 1000);
             print_line(line);
         }
         if (sigint_received()) {
             // Say where it stopped: the header's runs= is what was asked for.
-            const std::vector<std::string> rest(policies.begin() + static_cast<std::ptrdiff_t>(pi) + 1, policies.end());
-            fmt::print(stderr, "futexsim: selftests interrupted by SIGINT: policy {} ran {} of {} runs; not run: {}\n",
+            const std::vector<std::string> rest(
+                policies.begin() + static_cast<std::ptrdiff_t>(pi) + 1, policies.end());
+            fmt::print(stderr,
+                       "futexsim: selftests interrupted by SIGINT: policy {} ran {} of {} runs; "
+                       "not run: {}\n",
                        policy, cases.empty() ? 0 : cases.front().runs, a.runs,
                        rest.empty() ? "none" : fmt::format("{}", fmt::join(rest, ", ")));
             return interrupted_status;
@@ -130,10 +138,12 @@ void register_selftests(CLI::App& app)
 {
     auto a = std::make_shared<selftests_args>();
     CLI::App* sub = app.add_subcommand(
-        "selftests", "Run the kernel's futex selftests that a pivot can disturb (futex_requeue, "
-                     "futex_wait_timeout, futex_wait_wouldblock) on a simulated machine, under each policy");
+        "selftests",
+        "Run the kernel's futex selftests that a pivot can disturb (futex_requeue, "
+        "futex_wait_timeout, futex_wait_wouldblock) on a simulated machine, under each policy");
     sub->add_option("--machine", a->machine,
-                    "Machine preset: " + joined(machine_preset_names()) + " (host reads this machine's /proc and /sys)")
+                    "Machine preset: " + joined(machine_preset_names()) +
+                        " (host reads this machine's /proc and /sys)")
         ->capture_default_str();
     sub->add_option("--machine-file", a->machine_file,
                     "JSON machine description (see docs/simulator.md); overrides --machine")
@@ -152,17 +162,22 @@ void register_selftests(CLI::App& app)
         ->transform(whole_number(0, std::numeric_limits<std::uint64_t>::max()))
         ->capture_default_str();
     sub->add_option("--hz", a->hz,
-                    "Override the machine's CONFIG_HZ (and take the kernel's default first-FQS delay for it)")
+                    "Override the machine's CONFIG_HZ (and take the kernel's default first-FQS "
+                    "delay for it)")
         ->transform(whole_number(100, 10000));
     sub->footer(
-        "Each case runs in a fresh simulated process, as the kernel's selftest harness forks one per\n"
+        "Each case runs in a fresh simulated process, as the kernel's selftest harness forks one "
+        "per\n"
         "test, and issues its calls as the real test does: futex_requeue and futex_wait_timeout\n"
         "without FUTEX_PRIVATE_FLAG (shared keys: the global hash, no private-hash reference),\n"
-        "futex_wait_wouldblock with it. The two wait cases are made right after the process has grown\n"
-        "to 10 parked threads, so that a pivot is pending where the machine has 5 or more CPUs (the\n"
+        "futex_wait_wouldblock with it. The two wait cases are made right after the process has "
+        "grown\n"
+        "to 10 parked threads, so that a pivot is pending where the machine has 5 or more CPUs "
+        "(the\n"
         "real tests are single-threaded). One line per policy and case: how many runs passed and\n"
         "what the calls returned (requeue: cmp_requeue's count / the wake's count). Compare these\n"
-        "inner results with a real run's output lines, not exit statuses. docs/policies.md has the\n"
+        "inner results with a real run's output lines, not exit statuses. docs/policies.md has "
+        "the\n"
         "recorded table.");
     add_command(sub, [a] { return run(*a); });
 }

@@ -61,8 +61,8 @@ std::string base_machine_text(const sensitivity_args& a)
     for (const auto& p : embedded_machine_presets())
         if (p.name == a.machine)
             return std::string(p.json);
-    throw usage_error(fmt::format("--machine: '{}' has no machine file to vary (the presets: {})", a.machine,
-                                  fmt::join(machine_preset_names(), ", ")));
+    throw usage_error(fmt::format("--machine: '{}' has no machine file to vary (the presets: {})",
+                                  a.machine, fmt::join(machine_preset_names(), ", ")));
 }
 
 void write_file(const std::string& path, const std::string& text)
@@ -130,7 +130,8 @@ int sensitivity_checked(const sensitivity_args& a)
                 std::vector<std::string> names;
                 for (const auto& q : sensitivity_params())
                     names.push_back(q.name);
-                throw usage_error(fmt::format("--params: unknown parameter '{}' (valid: {})", name, fmt::join(names, ", ")));
+                throw usage_error(fmt::format("--params: unknown parameter '{}' (valid: {})", name,
+                                              fmt::join(names, ", ")));
             }
             if (std::find(params.begin(), params.end(), p) != params.end())
                 throw usage_error(fmt::format("--params: '{}' given twice", name));
@@ -139,7 +140,8 @@ int sensitivity_checked(const sensitivity_args& a)
     }
     const std::vector<unsigned> threads = parse_uint_grid("--threads", a.threads);
     if (!model::parse_kernel_version(a.kernel))
-        throw usage_error(fmt::format("--kernel: unknown kernel '{}' (valid: {})", a.kernel, model::kernel_version_names));
+        throw usage_error(fmt::format("--kernel: unknown kernel '{}' (valid: {})", a.kernel,
+                                      model::kernel_version_names));
     const std::string base = base_machine_text(a);
     if (a.machine_file.empty())
         parse_machine_json(base, a.machine);  // a preset: valid
@@ -165,7 +167,8 @@ int sensitivity_checked(const sensitivity_args& a)
             files += "," + file;
         }
 
-    const std::string jobs = std::to_string(a.jobs ? a.jobs : std::max(1u, std::thread::hardware_concurrency()));
+    const std::string jobs =
+        std::to_string(a.jobs ? a.jobs : std::max(1u, std::thread::hardware_concurrency()));
     const std::string auto_out = dir + "/auto.jsonl", presized_out = dir + "/presized.jsonl";
     // Flag, value pairs, packed (clang-format would put each on its own line).
     // clang-format off
@@ -189,7 +192,8 @@ int sensitivity_checked(const sensitivity_args& a)
             variant_result& r = by_file[c.at("machine").get<std::string>()];  // machine_file_cell()
             const auto t = c.at("threads").get<unsigned>();
             if (c.at("arm") == "auto") {
-                r.latched[t] = {c.at("latched").get<std::size_t>(), c.at("runs").get<std::size_t>()};
+                r.latched[t] = {c.at("latched").get<std::size_t>(),
+                                c.at("runs").get<std::size_t>()};
                 if (t == threads.back())
                     r.auto_mops = c.at("mops_median").get<double>();
             } else {
@@ -211,7 +215,8 @@ int sensitivity_checked(const sensitivity_args& a)
     };
     std::vector<row> rows;
     for (const sensitivity_param* p : params) {
-        row r{p, machine_value(base, *p), &by_file.at(machine_file_cell(fmt::format("{}/{}-low.json", dir, p->name))),
+        row r{p, machine_value(base, *p),
+              &by_file.at(machine_file_cell(fmt::format("{}/{}-low.json", dir, p->name))),
               &by_file.at(machine_file_cell(fmt::format("{}/{}-high.json", dir, p->name))), 0};
         // An undecided end (no count cleared 1/2 either way) has no edge to
         // swing from: such a row has no swing (-1) and goes last.
@@ -220,7 +225,8 @@ int sensitivity_checked(const sensitivity_args& a)
         r.swing = undecided(lo) || undecided(hi) ? -1 : std::abs(edge(hi) - edge(lo));
         rows.push_back(r);
     }
-    std::stable_sort(rows.begin(), rows.end(), [](const row& x, const row& y) { return x.swing > y.swing; });
+    std::stable_sort(rows.begin(), rows.end(),
+                     [](const row& x, const row& y) { return x.swing > y.swing; });
 
     if (a.format == "json") {
         json j;
@@ -241,19 +247,26 @@ int sensitivity_checked(const sensitivity_args& a)
         j["preset"] = side(preset);
         j["parameters"] = json::array();
         for (const auto& r : rows)
-            j["parameters"].push_back({{"name", r.p->name}, {"why", r.p->why}, {"low", r.p->low},
-                                       {"preset", r.preset_value}, {"high", r.p->high},
-                                       {"at_low", side(*r.low)}, {"at_high", side(*r.high)}});
+            j["parameters"].push_back({{"name", r.p->name},
+                                       {"why", r.p->why},
+                                       {"low", r.p->low},
+                                       {"preset", r.preset_value},
+                                       {"high", r.p->high},
+                                       {"at_low", side(*r.low)},
+                                       {"at_high", side(*r.high)}});
         print_line(j.dump(2));
         return 0;
     }
-    print_line(fmt::format("# Sensitivity: {} on {} under {}, threads {}, {} of {} virtual s per point",
-                           a.workload, a.machine_file.empty() ? a.machine : a.machine_file, a.kernel,
-                           a.threads, count_noun(a.runs, "run"), a.seconds));
+    print_line(
+        fmt::format("# Sensitivity: {} on {} under {}, threads {}, {} of {} virtual s per point",
+                    a.workload, a.machine_file.empty() ? a.machine : a.machine_file, a.kernel,
+                    a.threads, count_noun(a.runs, "run"), a.seconds));
     print_line("");
-    print_line(fmt::format("Preset: threshold {}, auto {:.1f} Mops/s at {} threads, presized {:.1f} Mops/s.",
-                           stall_band(preset.latched).text(), preset.auto_mops, threads.back(), preset.presized_mops));
-    print_line("Threshold: the thread count where the latched probability's 95% interval first lies above 1/2,");
+    print_line(fmt::format(
+        "Preset: threshold {}, auto {:.1f} Mops/s at {} threads, presized {:.1f} Mops/s.",
+        stall_band(preset.latched).text(), preset.auto_mops, threads.back(), preset.presized_mops));
+    print_line("Threshold: the thread count where the latched probability's 95% interval first "
+               "lies above 1/2,");
     print_line("as a band from the last count whose interval lies below it. Ordered by the "
                "threshold's swing, the");
     print_line("distance between the bands' upper ends at low and high (a threshold beyond the "
@@ -262,15 +275,17 @@ int sensitivity_checked(const sensitivity_args& a)
                "count cleared 1/2");
     print_line("either way: too few runs) has no swing and comes last.");
     print_line("");
-    print_line(fmt::format("| parameter | low / preset / high | threshold at low | at high | auto Mops/s at {} (low / high) "
+    print_line(fmt::format("| parameter | low / preset / high | threshold at low | at high | auto "
+                           "Mops/s at {} (low / high) "
                            "| presized Mops/s (low / high) | range from |",
                            threads.back()));
     print_line("|---|---|---|---|---|---|---|");
     for (const auto& r : rows)
-        print_line(fmt::format("| {} | {} / {} / {} | {} | {} | {:.1f} / {:.1f} | {:.1f} / {:.1f} | {} |", r.p->name,
-                               r.p->low, r.preset_value, r.p->high, stall_band(r.low->latched).text(),
-                               stall_band(r.high->latched).text(), r.low->auto_mops, r.high->auto_mops,
-                               r.low->presized_mops, r.high->presized_mops, r.p->why));
+        print_line(fmt::format(
+            "| {} | {} / {} / {} | {} | {} | {:.1f} / {:.1f} | {:.1f} / {:.1f} | {} |", r.p->name,
+            r.p->low, r.preset_value, r.p->high, stall_band(r.low->latched).text(),
+            stall_band(r.high->latched).text(), r.low->auto_mops, r.high->auto_mops,
+            r.low->presized_mops, r.high->presized_mops, r.p->why));
     return 0;
 }
 
@@ -280,18 +295,25 @@ void register_sensitivity(CLI::App& app)
 {
     auto a = std::make_shared<sensitivity_args>();
     CLI::App* sub = app.add_subcommand(
-        "sensitivity", "Vary each assumed (or singly measured) machine parameter over its plausible range and print its effect "
-                       "on the stall threshold and on latched and healthy throughput (a tornado table)");
-    auto* machine = sub->add_option("--machine", a->machine, "Machine preset to vary")->capture_default_str();
-    sub->add_option("--machine-file", a->machine_file, "Machine file to vary instead of a preset")->excludes(machine);
+        "sensitivity",
+        "Vary each assumed (or singly measured) machine parameter over its plausible range and "
+        "print its effect "
+        "on the stall threshold and on latched and healthy throughput (a tornado table)");
+    auto* machine =
+        sub->add_option("--machine", a->machine, "Machine preset to vary")->capture_default_str();
+    sub->add_option("--machine-file", a->machine_file, "Machine file to vary instead of a preset")
+        ->excludes(machine);
     sub->add_option("--workload", a->workload, "Workload")->capture_default_str();
-    sub->add_option("--kernel", a->kernel, fmt::format("Kernel version the model runs (as run's --kernel: {})",
-                                                      model::kernel_version_names))
+    sub->add_option("--kernel", a->kernel,
+                    fmt::format("Kernel version the model runs (as run's --kernel: {})",
+                                model::kernel_version_names))
         ->capture_default_str();
-    sub->add_option("--threads", a->threads, "Thread grid for the threshold (as sweep's --threads)")->capture_default_str();
+    sub->add_option("--threads", a->threads, "Thread grid for the threshold (as sweep's --threads)")
+        ->capture_default_str();
     sub->add_option("--cpus", a->cpus, "CPU list every run may use")->capture_default_str();
-    sub->add_option("--runs", a->runs, "Auto-scaled runs (seeds) per thread count and variant (at least 4 for "
-                                        "4 of 4 to put an interval above 1/2)")
+    sub->add_option("--runs", a->runs,
+                    "Auto-scaled runs (seeds) per thread count and variant (at least 4 for "
+                    "4 of 4 to put an interval above 1/2)")
         ->transform(whole_number(1, 1000))
         ->capture_default_str();
     sub->add_option("--seconds", a->seconds, "Virtual seconds per auto-scaled run")
@@ -300,16 +322,22 @@ void register_sensitivity(CLI::App& app)
     sub->add_option("--presized-seconds", a->presized_seconds, "Virtual seconds per presized run")
         ->transform(real_number(0.001, 3600.0))
         ->capture_default_str();
-    sub->add_option("--params", a->params, "Parameters to vary, comma-separated (default: all of them)");
-    sub->add_option("--out-dir", a->out_dir, "Folder for the variant machine files and the sweeps' results "
-                                              "(a rerun resumes the sweeps)")
+    sub->add_option("--params", a->params,
+                    "Parameters to vary, comma-separated (default: all of them)");
+    sub->add_option("--out-dir", a->out_dir,
+                    "Folder for the variant machine files and the sweeps' results "
+                    "(a rerun resumes the sweeps)")
         ->required();
-    sub->add_option("--jobs", a->jobs, "Runs at a time (default: every CPU)")->transform(whole_number(1, 1024));
-    sub->add_option("--format", a->format, "md or json")->check(CLI::IsMember({"md", "json"}))->capture_default_str();
-    std::string footer = "Prints (md, the default): per parameter, the stall threshold and the latched and healthy\n"
-                         "throughput at its low and high end against the preset's (a tornado table, widest first);\n"
-                         "json: the same rows. Progress goes to stderr.\n"
-                         "Parameters and their ranges:\n";
+    sub->add_option("--jobs", a->jobs, "Runs at a time (default: every CPU)")
+        ->transform(whole_number(1, 1024));
+    sub->add_option("--format", a->format, "md or json")
+        ->check(CLI::IsMember({"md", "json"}))
+        ->capture_default_str();
+    std::string footer =
+        "Prints (md, the default): per parameter, the stall threshold and the latched and healthy\n"
+        "throughput at its low and high end against the preset's (a tornado table, widest first);\n"
+        "json: the same rows. Progress goes to stderr.\n"
+        "Parameters and their ranges:\n";
     for (const auto& p : sensitivity_params())
         footer += fmt::format("  {} {}..{}: {}\n", p.name, p.low, p.high, p.why);
     sub->footer(

@@ -26,12 +26,12 @@
 #include "cli/commands.h"
 #include "cli/detector_flags.h"
 #include "cli/input_file.h"
-#include "cli/stop_signals.h"
-#include "cli/sweep_line.h"
-#include "cli/sweep_grid.h"
-#include "model/core.h"
 #include "cli/numbers.h"
+#include "cli/stop_signals.h"
+#include "cli/sweep_grid.h"
+#include "cli/sweep_line.h"
 #include "machine/machine.h"
+#include "model/core.h"
 #include "run/run_checks.h"
 #include "run/stop_signal.h"
 #include "run/workloads/registry.h"
@@ -51,8 +51,10 @@ std::size_t warned_line(const std::string& err)
 }
 
 struct sweep_args {
-    std::string machines = "xeon-6975p-snc3", machine_files, policies = "stock", workloads = "wake-nowaiters";
-    std::string kernels = "v6.17", threads = "96", ramp_ms = "0", arms = "auto", cpus, prechecks = "off";
+    std::string machines = "xeon-6975p-snc3", machine_files, policies = "stock",
+                workloads = "wake-nowaiters";
+    std::string kernels = "v6.17", threads = "96", ramp_ms = "0", arms = "auto", cpus,
+                prechecks = "off";
     sweep_grid grid;
     std::string out;
     unsigned jobs = 0;
@@ -70,8 +72,9 @@ void refuse_duplicates(const std::string& flag, const std::vector<T>& values)
     for (std::size_t i = 0; i < values.size(); i++)
         for (std::size_t k = 0; k < i; k++)
             if (values[i] == values[k])
-                throw usage_error(fmt::format("{}: '{}' is given twice (its cells could not be told apart)", flag,
-                                              fmt::to_string(values[i])));
+                throw usage_error(
+                    fmt::format("{}: '{}' is given twice (its cells could not be told apart)", flag,
+                                fmt::to_string(values[i])));
 }
 
 sweep_grid build_grid(const sweep_args& a)
@@ -119,13 +122,14 @@ sweep_grid build_grid(const sweep_args& a)
         usage_checked([&] { return require_pivot_policy(p); });
     for (const auto& k : g.kernels)
         if (!model::parse_kernel_version(k))
-            throw usage_error(fmt::format("--kernel: unknown kernel '{}' (valid: {})", k, model::kernel_version_names));
+            throw usage_error(fmt::format("--kernel: unknown kernel '{}' (valid: {})", k,
+                                          model::kernel_version_names));
     for (const auto& w : g.workloads)
         find_workload(w);  // throws with the valid names
     for (const auto& m : g.machines) {
         const bool file = m.rfind("file:", 0) == 0;
-        const machine mach = file ? read_machine_file("--machine-file", m.substr(5))
-                                  : load_machine_preset(m);
+        const machine mach =
+            file ? read_machine_file("--machine-file", m.substr(5)) : load_machine_preset(m);
         for (const auto& c : g.cpus)
             if (!c.empty()) {
                 try {
@@ -140,16 +144,17 @@ sweep_grid build_grid(const sweep_args& a)
         if (r > 3600000.0)
             throw usage_error(fmt::format("--ramp-ms {}: a ramp is at most 3600000 ms", r));
     if (g.seconds * 1e3 / g.interval_ms > 1e6)
-        throw usage_error(fmt::format("--interval-ms {}: {} s in bins of {} ms is more than 1000000 bins",
-                                      g.interval_ms, g.seconds, g.interval_ms));
+        throw usage_error(
+            fmt::format("--interval-ms {}: {} s in bins of {} ms is more than 1000000 bins",
+                        g.interval_ms, g.seconds, g.interval_ms));
     for (unsigned t : g.threads)
         if (t < 1 || t > 4096)
             throw usage_error(fmt::format("--threads: {} is out of range (1-4096)", t));
     if (g.cell_count() == 0 || g.machines.empty())
         throw usage_error("the grid is empty");
     if (g.seed > std::numeric_limits<std::uint64_t>::max() - (g.runs - 1))
-        throw usage_error(fmt::format("--seed {}: the runs' seeds would pass {} (--runs {})", g.seed,
-                                      std::numeric_limits<std::uint64_t>::max(), g.runs));
+        throw usage_error(fmt::format("--seed {}: the runs' seeds would pass {} (--runs {})",
+                                      g.seed, std::numeric_limits<std::uint64_t>::max(), g.runs));
     return g;
 }
 
@@ -163,9 +168,9 @@ nlohmann::ordered_json result_head(const sweep_grid& g, std::size_t run_index)
     j["grid_runs"] = g.run_count();
     j["run_index"] = run_index;
     j["cell_index"] = c.index;
-    j["cell"] = {{"machine", c.machine},   {"policy", c.policy},     {"workload", c.workload},
-                 {"kernel", c.kernel},     {"cpus", c.cpus},         {"precheck", c.precheck},
-                 {"ramp_ms", c.ramp_ms},   {"arm", c.arm},           {"threads", c.threads},
+    j["cell"] = {{"machine", c.machine}, {"policy", c.policy}, {"workload", c.workload},
+                 {"kernel", c.kernel},   {"cpus", c.cpus},     {"precheck", c.precheck},
+                 {"ramp_ms", c.ramp_ms}, {"arm", c.arm},       {"threads", c.threads},
                  {"seconds", g.seconds}};
     // What the cell's machine file held when the run was made (a preset has none).
     if (const std::string h = g.machine_hash(c.machine); !h.empty())
@@ -235,7 +240,8 @@ std::set<std::size_t> load_done(const std::string& path, const sweep_grid& g)
     if (!path_exists(path))
         return done;
     const std::string text = read_input_file("--out", path);
-    const std::size_t keep = text.empty() || text.back() == '\n' ? text.size() : text.rfind('\n') + 1;
+    const std::size_t keep =
+        text.empty() || text.back() == '\n' ? text.size() : text.rfind('\n') + 1;
     std::vector<std::pair<std::size_t, nlohmann::ordered_json>> lines;  // line number, line
     std::size_t pos = 0, line_no = 0;
     while (pos < keep) {
@@ -248,7 +254,8 @@ std::set<std::size_t> load_done(const std::string& path, const sweep_grid& g)
         try {
             lines.emplace_back(line_no, parse_sweep_line(line));
         } catch (const std::invalid_argument& e) {
-            throw usage_error(fmt::format("--out {}: line {}: {}; use another file", path, line_no, e.what()));
+            throw usage_error(
+                fmt::format("--out {}: line {}: {}; use another file", path, line_no, e.what()));
         }
     }
     // What each machine file held when its runs were made.
@@ -280,8 +287,9 @@ std::set<std::size_t> load_done(const std::string& path, const sweep_grid& g)
         std::error_code ec;
         std::filesystem::resize_file(path, keep, ec);
         if (ec)
-            throw usage_error(fmt::format("--out {}: the last line is cut short and cannot be dropped: {}", path,
-                                          ec.message()));
+            throw usage_error(
+                fmt::format("--out {}: the last line is cut short and cannot be dropped: {}", path,
+                            ec.message()));
     }
     return done;
 }
@@ -318,17 +326,20 @@ public:
     }
     void update(std::size_t done, std::size_t cells_done, bool final = false)
     {
-        const double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+        const double elapsed =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
         if (!tty_ && !final && elapsed - last_ < 5)
             return;
         last_ = elapsed;
-        const double eta = done ? elapsed / static_cast<double>(done) * static_cast<double>(total_ - done) : 0;
-        const std::string counts = fmt::format("{}/{} runs, {}/{} cells, {} elapsed, ETA {}", done, total_,
-                                               cells_done, cells_, hms(elapsed), done ? hms(eta) : "--:--:--");
+        const double eta =
+            done ? elapsed / static_cast<double>(done) * static_cast<double>(total_ - done) : 0;
+        const std::string counts =
+            fmt::format("{}/{} runs, {}/{} cells, {} elapsed, ETA {}", done, total_, cells_done,
+                        cells_, hms(elapsed), done ? hms(eta) : "--:--:--");
         if (tty_) {
             const std::size_t width = 30, fill = total_ ? done * width / total_ : width;
-            say(fmt::format("\r[{}{}] {}{}", std::string(fill, '#'), std::string(width - fill, '.'), counts,
-                            final ? "\n" : ""));
+            say(fmt::format("\r[{}{}] {}{}", std::string(fill, '#'), std::string(width - fill, '.'),
+                            counts, final ? "\n" : ""));
         } else {
             say(fmt::format("sweep: {}\n", counts));
         }
@@ -410,9 +421,9 @@ int sweep(sweep_args& a)
     std::optional<std::string> warned;
     progress bar(owned, owned_per_cell.size());
     auto cells_done = [&] {
-        return static_cast<std::size_t>(std::count_if(per_cell.begin(), per_cell.end(), [&](const auto& kv) {
-            return kv.second == owned_per_cell[kv.first];
-        }));
+        return static_cast<std::size_t>(
+            std::count_if(per_cell.begin(), per_cell.end(),
+                          [&](const auto& kv) { return kv.second == owned_per_cell[kv.first]; }));
     };
 
     auto worker = [&] {
@@ -450,13 +461,16 @@ int sweep(sweep_args& a)
                     failure = fmt::format("--out {}: write failed", a.out);
                 finished++;
                 per_cell[run_index / g.runs]++;
-            } else if (const std::size_t at = warned_line(r.err); g.fail_on_warning && r.status == 1 && at != std::string::npos) {
+            } else if (const std::size_t at = warned_line(r.err);
+                       g.fail_on_warning && r.status == 1 && at != std::string::npos) {
                 if (!warned) {
                     const std::size_t from = at + fail_on_warning_prefix.size();
-                    warned = fmt::format("run {} ({}) warned: {}", run_index, fmt::join(run_arguments(g, run_index), " "),
+                    warned = fmt::format("run {} ({}) warned: {}", run_index,
+                                         fmt::join(run_arguments(g, run_index), " "),
                                          r.err.substr(from, r.err.find('\n', from) - from));
                 }
-            } else if (r.status != interrupted_status && !sigint_received() && !failure && !warned) {
+            } else if (r.status != interrupted_status && !sigint_received() && !failure &&
+                       !warned) {
                 const std::string err = r.err.substr(0, r.err.find('\n'));
                 failure = fmt::format("run {} ({}) failed with status {}: {}", run_index,
                                       fmt::join(run_arguments(g, run_index), " "), r.status, err);
@@ -493,14 +507,22 @@ int sweep(sweep_args& a)
     if (failure)
         throw usage_error(*failure);
     if (warned && !sigint_received()) {
-        std::fputs(fmt::format("sweep: {}\nsweep: stopped at the first warning (--fail-on-warning); {} of {} runs are "
-                               "in {}\n", *warned, finished, owned, a.out).c_str(), stderr);
+        std::fputs(fmt::format("sweep: {}\nsweep: stopped at the first warning "
+                               "(--fail-on-warning); {} of {} runs are "
+                               "in {}\n",
+                               *warned, finished, owned, a.out)
+                       .c_str(),
+                   stderr);
         return 1;
     }
     if (sigint_received()) {
         // fputs, not fmt::print: a closed stderr must not turn this into an exception.
-        std::fputs(fmt::format("sweep: interrupted; {} of {} runs are in {} (run the same command to resume)\n",
-                               finished, owned, a.out).c_str(), stderr);
+        std::fputs(
+            fmt::format(
+                "sweep: interrupted; {} of {} runs are in {} (run the same command to resume)\n",
+                finished, owned, a.out)
+                .c_str(),
+            stderr);
         return interrupted_status;
     }
     return 0;
@@ -512,8 +534,10 @@ void register_sweep(CLI::App& app)
 {
     auto a = std::make_shared<sweep_args>();
     CLI::App* sub = app.add_subcommand(
-        "sweep", "Simulate a grid of runs (machines x policies x workloads x kernels x threads x ramps x arms x "
-                 "CPU lists x precheck), R seeds per cell, J at a time; one JSON line per run in --out");
+        "sweep",
+        "Simulate a grid of runs (machines x policies x workloads x kernels x threads x ramps x "
+        "arms x "
+        "CPU lists x precheck), R seeds per cell, J at a time; one JSON line per run in --out");
     auto* machine =
         sub->add_option("--machine", a->machines,
                         "Machine presets, comma-separated (with --machine-file: only if given)")
@@ -523,50 +547,68 @@ void register_sweep(CLI::App& app)
         "Machine files, comma-separated: the sweep runs these (and --machine's presets only if "
         "--machine is given too); a file whose content changed since the runs in --out were "
         "made is refused on resume");
-    sub->add_option("--policy", a->policies, "Pivot policies, comma-separated")->capture_default_str();
-    sub->add_option("--workload", a->workloads, "Workloads, comma-separated")->capture_default_str();
-    sub->add_option("--kernel", a->kernels, "Kernel versions, comma-separated")->capture_default_str();
-    sub->add_option("--threads", a->threads, "Thread counts: values and FROM:TO:STEP ranges, e.g. 16,32,48:96:8")
+    sub->add_option("--policy", a->policies, "Pivot policies, comma-separated")
         ->capture_default_str();
-    sub->add_option("--ramp-ms", a->ramp_ms, "Ramps in milliseconds, comma-separated")->capture_default_str();
+    sub->add_option("--workload", a->workloads, "Workloads, comma-separated")
+        ->capture_default_str();
+    sub->add_option("--kernel", a->kernels, "Kernel versions, comma-separated")
+        ->capture_default_str();
+    sub->add_option("--threads", a->threads,
+                    "Thread counts: values and FROM:TO:STEP ranges, e.g. 16,32,48:96:8")
+        ->capture_default_str();
+    sub->add_option("--ramp-ms", a->ramp_ms, "Ramps in milliseconds, comma-separated")
+        ->capture_default_str();
     sub->add_option("--arms", a->arms, "Hash sizing: auto, presize:N, global; comma-separated")
         ->capture_default_str();
-    sub->add_option("--cpus", a->cpus, "CPU lists, separated by ';' (each as taskset: 0-95); default all CPUs");
+    sub->add_option("--cpus", a->cpus,
+                    "CPU lists, separated by ';' (each as taskset: 0-95); default all CPUs");
     sub->add_option("--precheck", a->prechecks, "off, on or off,on")->capture_default_str();
     sub->add_option("--seconds", a->grid.seconds, "Virtual seconds per run")
         ->transform(real_number(0.001, 3600.0))
         ->capture_default_str();
-    sub->add_option("--interval-ms", a->grid.interval_ms, "Width of the per-interval throughput bins")
+    sub->add_option("--interval-ms", a->grid.interval_ms,
+                    "Width of the per-interval throughput bins")
         ->transform(real_number(0.1, 10000.0))
         ->capture_default_str();
-    sub->add_option("--runs", a->grid.runs, "Runs (seeds) per cell")->transform(whole_number(1, 100000))->capture_default_str();
+    sub->add_option("--runs", a->grid.runs, "Runs (seeds) per cell")
+        ->transform(whole_number(1, 100000))
+        ->capture_default_str();
     sub->add_option("--seed", a->grid.seed, "Seed of each cell's first run")
         ->transform(whole_number(0, std::numeric_limits<std::uint64_t>::max()))
         ->capture_default_str();
-    sub->add_flag("--exact", a->grid.exact,
-                  "Every run simulates every operation (run --exact); without it a run that turns stationary "
-                  "is measured and extrapolated (docs/simulator.md, \"Fast-forward\")");
+    sub->add_flag(
+        "--exact", a->grid.exact,
+        "Every run simulates every operation (run --exact); without it a run that turns stationary "
+        "is measured and extrapolated (docs/simulator.md, \"Fast-forward\")");
     a->detectors.add_to(*sub);
-    sub->add_flag("--fail-on-warning", a->grid.fail_on_warning,
-                  "Every run stops at its first warning; the sweep then stops its other runs and exits with "
-                  "status 1, naming the run (its line is not written: a resume runs it in full)");
-    sub->add_option("--out", a->out, "JSON Lines file; runs already in it are skipped (resume)")->required();
-    sub->add_option("--jobs", a->jobs, "Runs at a time (default: every CPU)")->transform(whole_number(1, 1024));
-    sub->add_option("--shard", a->shard, "K/N: run only the runs whose index is K-1 modulo N")->capture_default_str();
+    sub->add_flag(
+        "--fail-on-warning", a->grid.fail_on_warning,
+        "Every run stops at its first warning; the sweep then stops its other runs and exits with "
+        "status 1, naming the run (its line is not written: a resume runs it in full)");
+    sub->add_option("--out", a->out, "JSON Lines file; runs already in it are skipped (resume)")
+        ->required();
+    sub->add_option("--jobs", a->jobs, "Runs at a time (default: every CPU)")
+        ->transform(whole_number(1, 1024));
+    sub->add_option("--shard", a->shard, "K/N: run only the runs whose index is K-1 modulo N")
+        ->capture_default_str();
     sub->add_flag(
         "--large-grid", a->large_grid,
         fmt::format("Sweep a grid of more than {} runs (refused without it: a mistyped range or "
                     "--runs would enumerate for minutes)",
                     max_sweep_runs));
     sub->parse_complete_callback([a, machine] { a->machine_given = machine->count() > 0; });
-    sub->footer(
-        "Each line of --out is one run: the `run --json` object under \"run\", the cell's parameters\n"
-        "under \"cell\", and the grid's id; a run's warnings (the progress detectors', the model's) are in\n"
-        "its \"warnings\", and `futexsim report` counts the runs that warned per cell. Stderr: progress.\n"
-        "SIGINT (SIGTERM, SIGHUP, a closed stderr) stops the sweep,\n"
-        "stops and drops the runs in flight and leaves a valid file (exit status 128 + signal); the\n"
-        "same command resumes it. Shards of one sweep\n"
-        "(--shard 1/N ... N/N, on any machines) write separate files that `futexsim report` merges.");
+    sub->footer("Each line of --out is one run: the `run --json` object under \"run\", the cell's "
+                "parameters\n"
+                "under \"cell\", and the grid's id; a run's warnings (the progress detectors', the "
+                "model's) are in\n"
+                "its \"warnings\", and `futexsim report` counts the runs that warned per cell. "
+                "Stderr: progress.\n"
+                "SIGINT (SIGTERM, SIGHUP, a closed stderr) stops the sweep,\n"
+                "stops and drops the runs in flight and leaves a valid file (exit status 128 + "
+                "signal); the\n"
+                "same command resumes it. Shards of one sweep\n"
+                "(--shard 1/N ... N/N, on any machines) write separate files that `futexsim "
+                "report` merges.");
     add_command(sub, [a] { return sweep(*a); });
 }
 

@@ -26,12 +26,13 @@ std::vector<cpu_topology> build_topology(const topology_shape& s)
     if (s.dies_per_socket % s.nodes_per_socket != 0 && s.nodes_per_socket % s.dies_per_socket != 0)
         throw std::invalid_argument("topology: nodes_per_socket and dies_per_socket must divide");
     // In 64 bits: four counts of up to 8192 each multiply past 32 bits.
-    const std::uint64_t wide_total = std::uint64_t{s.sockets} * s.dies_per_socket * s.cores_per_die *
-                                     s.threads_per_core;
+    const std::uint64_t wide_total =
+        std::uint64_t{s.sockets} * s.dies_per_socket * s.cores_per_die * s.threads_per_core;
     if (wide_total > 8192)
-        throw std::invalid_argument(fmt::format(
-            "topology: {} logical CPUs (sockets x dies_per_socket x cores_per_die x threads_per_core); at most 8192",
-            wide_total));
+        throw std::invalid_argument(
+            fmt::format("topology: {} logical CPUs (sockets x dies_per_socket x cores_per_die x "
+                        "threads_per_core); at most 8192",
+                        wide_total));
     const unsigned cores_per_socket = s.dies_per_socket * s.cores_per_die;
     if (cores_per_socket % s.nodes_per_socket != 0)
         throw std::invalid_argument("topology: cores per socket must split evenly into nodes");
@@ -62,17 +63,20 @@ double number(const nlohmann::json& j, const char* key, double fallback, double 
         throw std::invalid_argument(fmt::format("machine file: '{}' must be a number", key));
     double v = j[key].get<double>();
     if (!(v >= lo && v <= hi))
-        throw std::invalid_argument(fmt::format("machine file: '{}' = {} is outside [{}, {}]", key, v, lo, hi));
+        throw std::invalid_argument(
+            fmt::format("machine file: '{}' = {} is outside [{}, {}]", key, v, lo, hi));
     return v;
 }
 
 // A count (CPUs, HZ, jiffies): a number with no fraction, which is refused
 // rather than truncated.
-unsigned whole(const nlohmann::json& j, const char* key, unsigned fallback, unsigned lo, unsigned hi)
+unsigned whole(const nlohmann::json& j, const char* key, unsigned fallback, unsigned lo,
+               unsigned hi)
 {
     const double v = number(j, key, fallback, lo, hi);
     if (v != std::floor(v))
-        throw std::invalid_argument(fmt::format("machine file: '{}' = {} must be a whole number", key, v));
+        throw std::invalid_argument(
+            fmt::format("machine file: '{}' = {} must be a whole number", key, v));
     return static_cast<unsigned>(v);
 }
 
@@ -100,7 +104,8 @@ E word(const nlohmann::json& j, const char* key, const enum_word<E> (&words)[N])
 }
 
 // An object whose keys are all in `known`; `what` names it in the message.
-void check_fields(const nlohmann::json& j, const std::string& what, const std::set<std::string>& known)
+void check_fields(const nlohmann::json& j, const std::string& what,
+                  const std::set<std::string>& known)
 {
     if (!j.is_object())
         throw std::invalid_argument(fmt::format("machine file: {} must be an object", what));
@@ -109,19 +114,43 @@ void check_fields(const nlohmann::json& j, const std::string& what, const std::s
             std::string valid;
             for (const auto& k : known)
                 valid += (valid.empty() ? "" : ", ") + k;
-            throw std::invalid_argument(
-                fmt::format("machine file: unknown field '{}' in {} (valid: {})", key, what, valid));
+            throw std::invalid_argument(fmt::format(
+                "machine file: unknown field '{}' in {} (valid: {})", key, what, valid));
         }
 }
 
-const std::set<std::string> machine_file_fields = {
-    "name", "description", "arch", "arbitration", "modified_read", "topology", "transfer_ns", "local_hit_ns", "local_rmw_ns",
-    "lock_hold_ns", "full_barrier_ns", "snoop_leg_fraction", "timing_jitter", "far_atomic_ns",
-    "core_ghz", "kernel_cpi", "kernel_sites_cpu", "syscall_insn_cycles",
-    "hz", "rcu_preemptible", "preempt_full", "rcu_fqs_jiffies", "syscall_entry_ns", "syscall_exit_ns", "clone_ns",
-    "thread_exit_ns", "context_switch_ns", "tick_irq_ns", "idle_states", "sources"};
-const std::set<std::string> transfer_fields = {"smt_sibling", "same_die", "other_die", "per_die_hop",
-                                               "other_socket"};
+const std::set<std::string> machine_file_fields = {"name",
+                                                   "description",
+                                                   "arch",
+                                                   "arbitration",
+                                                   "modified_read",
+                                                   "topology",
+                                                   "transfer_ns",
+                                                   "local_hit_ns",
+                                                   "local_rmw_ns",
+                                                   "lock_hold_ns",
+                                                   "full_barrier_ns",
+                                                   "snoop_leg_fraction",
+                                                   "timing_jitter",
+                                                   "far_atomic_ns",
+                                                   "core_ghz",
+                                                   "kernel_cpi",
+                                                   "kernel_sites_cpu",
+                                                   "syscall_insn_cycles",
+                                                   "hz",
+                                                   "rcu_preemptible",
+                                                   "preempt_full",
+                                                   "rcu_fqs_jiffies",
+                                                   "syscall_entry_ns",
+                                                   "syscall_exit_ns",
+                                                   "clone_ns",
+                                                   "thread_exit_ns",
+                                                   "context_switch_ns",
+                                                   "tick_irq_ns",
+                                                   "idle_states",
+                                                   "sources"};
+const std::set<std::string> transfer_fields = {"smt_sibling", "same_die", "other_die",
+                                               "per_die_hop", "other_socket"};
 
 // "sources": where each number comes from, since JSON has no comments: a
 // parameter ("hz", or "transfer_ns.same_die") to a text that starts with
@@ -131,24 +160,29 @@ void check_sources(const nlohmann::json& j)
     if (!j.contains("sources"))
         return;
     if (!j["sources"].is_object())
-        throw std::invalid_argument("machine file: 'sources' must be an object of parameter: \"kind: where from\"");
+        throw std::invalid_argument(
+            "machine file: 'sources' must be an object of parameter: \"kind: where from\"");
     for (const auto& [key, value] : j["sources"].items()) {
         const auto dot = key.find('.');
-        const bool known = dot == std::string::npos
-                               ? machine_file_fields.count(key) && key != "sources"
-                               : key.substr(0, dot) == "transfer_ns" && transfer_fields.count(key.substr(dot + 1));
+        const bool known =
+            dot == std::string::npos
+                ? machine_file_fields.count(key) && key != "sources"
+                : key.substr(0, dot) == "transfer_ns" && transfer_fields.count(key.substr(dot + 1));
         if (!known)
-            throw std::invalid_argument(fmt::format("machine file: 'sources' names '{}', which is no parameter", key));
+            throw std::invalid_argument(
+                fmt::format("machine file: 'sources' names '{}', which is no parameter", key));
         const std::string source = value.is_string() ? value.get<std::string>() : "";
         const auto colon = source.find(':');
         if (colon == std::string::npos || !provenance_kinds.count(source.substr(0, colon)))
-            throw std::invalid_argument(fmt::format(
-                "machine file: 'sources'.'{}' must be a text starting with published:, measured:, fitted: or assumed:",
-                key));
+            throw std::invalid_argument(
+                fmt::format("machine file: 'sources'.'{}' must be a text starting with published:, "
+                            "measured:, fitted: or assumed:",
+                            key));
     }
 }
 
-void require_fields(const nlohmann::json& j, const std::string& what, const std::vector<const char*>& keys)
+void require_fields(const nlohmann::json& j, const std::string& what,
+                    const std::vector<const char*>& keys)
 {
     for (const char* key : keys)
         if (!j.contains(key))
@@ -173,16 +207,18 @@ machine parse_machine_json(const std::string& json_text, const std::string& orig
     try {
         j = nlohmann::json::parse(json_text);
     } catch (const nlohmann::json::exception& e) {  // bad syntax, or a number no double holds
-        throw std::invalid_argument(fmt::format("machine file '{}' is not JSON: {}", origin, e.what()));
+        throw std::invalid_argument(
+            fmt::format("machine file '{}' is not JSON: {}", origin, e.what()));
     }
     if (!j.is_object())
         throw std::invalid_argument("machine file: the top level must be an object");
     if (j.contains("kernel_step_ns") || (j.contains("sources") && j["sources"].is_object() &&
                                          j["sources"].contains("kernel_step_ns")))
-        throw std::invalid_argument(
-            "machine file: 'kernel_step_ns' is no longer a parameter: each call site costs the instructions "
-            "counted in the compiled kernel at 'kernel_cpi' / 'core_ghz' (docs/simulator.md, \"Kernel "
-            "instructions\"); remove it");
+        throw std::invalid_argument("machine file: 'kernel_step_ns' is no longer a parameter: each "
+                                    "call site costs the instructions "
+                                    "counted in the compiled kernel at 'kernel_cpi' / 'core_ghz' "
+                                    "(docs/simulator.md, \"Kernel "
+                                    "instructions\"); remove it");
     for (const auto& [key, _] : j.items())
         if (!machine_file_fields.count(key))
             throw std::invalid_argument(fmt::format("machine file: unknown field '{}'", key));
@@ -221,7 +257,8 @@ machine parse_machine_json(const std::string& json_text, const std::string& orig
         m.transfer_ns.same_die = number(x, "same_die", m.transfer_ns.same_die, 0, 10000);
         m.transfer_ns.other_die = number(x, "other_die", m.transfer_ns.other_die, 0, 10000);
         m.transfer_ns.per_die_hop = number(x, "per_die_hop", m.transfer_ns.per_die_hop, 0, 10000);
-        m.transfer_ns.other_socket = number(x, "other_socket", m.transfer_ns.other_socket, 0, 10000);
+        m.transfer_ns.other_socket =
+            number(x, "other_socket", m.transfer_ns.other_socket, 0, 10000);
     }
     m.local_hit_ns = number(j, "local_hit_ns", m.local_hit_ns, 0, 1000);
     m.local_rmw_ns = number(j, "local_rmw_ns", m.local_rmw_ns, 0, 1000);
@@ -244,19 +281,21 @@ machine parse_machine_json(const std::string& json_text, const std::string& orig
             throw std::invalid_argument("machine file: 'preempt_full' must be true or false");
         m.preempt_full = j["preempt_full"].get<bool>();
     }
-    m.rcu_fqs_jiffies = whole(j, "rcu_fqs_jiffies", kernel_default_fqs_jiffies(m.hz, m.num_cpus()), 1, 1000);
+    m.rcu_fqs_jiffies =
+        whole(j, "rcu_fqs_jiffies", kernel_default_fqs_jiffies(m.hz, m.num_cpus()), 1, 1000);
     m.kernel_sites_cpu = text(j, "kernel_sites_cpu", "");
     if (!m.kernel_sites_cpu.empty()) {
         if (j.contains("syscall_entry_ns") || j.contains("syscall_exit_ns"))
-            throw std::invalid_argument(
-                "machine file: give either 'kernel_sites_cpu' (entry and exit counted for that CPU) or "
-                "'syscall_entry_ns' and 'syscall_exit_ns', not both");
+            throw std::invalid_argument("machine file: give either 'kernel_sites_cpu' (entry and "
+                                        "exit counted for that CPU) or "
+                                        "'syscall_entry_ns' and 'syscall_exit_ns', not both");
         const kernel_sites_build& b = kernel_sites_for(m.arch);
         try {
             m.syscall_entry_instructions = b.syscall_entry_instructions(m.kernel_sites_cpu);
             m.syscall_exit_instructions = b.syscall_exit_instructions(m.kernel_sites_cpu);
         } catch (const std::invalid_argument& e) {
-            throw std::invalid_argument(fmt::format("machine file: 'kernel_sites_cpu': {}", e.what()));
+            throw std::invalid_argument(
+                fmt::format("machine file: 'kernel_sites_cpu': {}", e.what()));
         }
     }
     m.syscall_entry_ns = number(j, "syscall_entry_ns", m.syscall_entry_ns, 0, 1e6);
@@ -277,10 +316,12 @@ machine parse_machine_json(const std::string& json_text, const std::string& orig
             is.name = text(st, "name", "C" + std::to_string(m.idle_states.size() + 1));
             is.exit_latency_ns = 1e3 * number(st, "exit_latency_us", 0, 0, 1e6);
             is.target_residency_ns = 1e3 * number(st, "target_residency_us", 0, 0, 1e7);
-            if (!m.idle_states.empty() && is.target_residency_ns < m.idle_states.back().target_residency_ns)
-                throw std::invalid_argument(fmt::format(
-                    "machine file: idle state '{}' is shallower than the one before it (list them shallowest first)",
-                    is.name));
+            if (!m.idle_states.empty() &&
+                is.target_residency_ns < m.idle_states.back().target_residency_ns)
+                throw std::invalid_argument(
+                    fmt::format("machine file: idle state '{}' is shallower than the one before it "
+                                "(list them shallowest first)",
+                                is.name));
             m.idle_states.push_back(is);
         }
     }

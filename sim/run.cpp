@@ -34,11 +34,12 @@ constexpr vtime max_drain_ns = 2'000'000'000;
 // the tracer while it is torn down, so those outlive the process.
 class simulation {
 public:
-    simulation(const run_options& opt, const sim_options& sopt, const workload_def& wl, int policy_id)
+    simulation(const run_options& opt, const sim_options& sopt, const workload_def& wl,
+               int policy_id)
         : opt_(opt), sopt_(sopt), wl_(wl), proc_(opt.mach, opt.seed, engine_config_of(sopt)),
           share_bins_(interval_ns(), static_cast<vtime>(opt.seconds * 1e9)),
-          ops_(proc_, opt.interval_ms, opt.seconds), r_(result_header(opt)),
-          ctx_{proc_, opt, ops_, cpus_of(opt)}
+          ops_(proc_, opt.interval_ms, opt.seconds),
+          r_(result_header(opt)), ctx_{proc_, opt, ops_, cpus_of(opt)}
     {
         watch_.emplace(proc_.eng(), proc_.rcu(), sopt.detectors);
         proc_.env().watch_spins(&watch_->spins());
@@ -116,27 +117,31 @@ void simulation::open_trace()
     tracer_ = std::make_unique<trace_writer>(
         sopt_.trace_path, proc_, ns(sopt_.trace_start_ms),
         ns(sopt_.trace_end_ms < 0 ? opt_.seconds * 1e3 : sopt_.trace_end_ms),
-        fmt::format("futexsim {} {} threads={} policy={} seed={}", opt_.mach.name, opt_.workload, opt_.threads,
-                    opt_.policy, opt_.seed));
+        fmt::format("futexsim {} {} threads={} policy={} seed={}", opt_.mach.name, opt_.workload,
+                    opt_.threads, opt_.policy, opt_.seed));
     both_.emplace(*tracer_, share_bins_);
 }
 
 void simulation::spawn_main()
 {
-    proc_.eng().spawn("main", ctx_.cpus, [this] {
-        r_.slots_start = proc_.sys_prctl_futex_hash(model::PR_FUTEX_HASH_GET_SLOTS, 0);
-        if (opt_.global_hash || opt_.presize) {
-            const int ret = proc_.sys_prctl_futex_hash(model::PR_FUTEX_HASH_SET_SLOTS,
-                                                       opt_.global_hash ? 0 : *opt_.presize);
-            if (ret < 0)
-                throw std::invalid_argument("prctl(PR_FUTEX_HASH_SET_SLOTS) failed: slots must be 0 or a power of two >= 2");
-        }
-        r_.slots_set = proc_.sys_prctl_futex_hash(model::PR_FUTEX_HASH_GET_SLOTS, 0);
-        wl_.main(ctx_);
-        main_returned_ = true;
-        proc_.join_all();
-        r_.slots_end = proc_.sys_prctl_futex_hash(model::PR_FUTEX_HASH_GET_SLOTS, 0);
-    }, 0);
+    proc_.eng().spawn(
+        "main", ctx_.cpus,
+        [this] {
+            r_.slots_start = proc_.sys_prctl_futex_hash(model::PR_FUTEX_HASH_GET_SLOTS, 0);
+            if (opt_.global_hash || opt_.presize) {
+                const int ret = proc_.sys_prctl_futex_hash(model::PR_FUTEX_HASH_SET_SLOTS,
+                                                           opt_.global_hash ? 0 : *opt_.presize);
+                if (ret < 0)
+                    throw std::invalid_argument("prctl(PR_FUTEX_HASH_SET_SLOTS) failed: slots must "
+                                                "be 0 or a power of two >= 2");
+            }
+            r_.slots_set = proc_.sys_prctl_futex_hash(model::PR_FUTEX_HASH_GET_SLOTS, 0);
+            wl_.main(ctx_);
+            main_returned_ = true;
+            proc_.join_all();
+            r_.slots_end = proc_.sys_prctl_futex_hash(model::PR_FUTEX_HASH_GET_SLOTS, 0);
+        },
+        0);
 }
 
 bool simulation::stationary()
@@ -189,19 +194,21 @@ void simulation::measure(vtime simulated_to)
     fill_throughput(r, ctx_, ops_, r.seconds, slots_now_);
     if (r.interrupted) {
         // Only the bins the run got into.
-        const auto bins_run = static_cast<std::size_t>(std::ceil(r.seconds * 1e3 / opt_.interval_ms));
+        const auto bins_run =
+            static_cast<std::size_t>(std::ceil(r.seconds * 1e3 / opt_.interval_ms));
         r.per_interval_mops.resize(std::min(r.per_interval_mops.size(), bins_run));
     }
     if (simulated_to < end_ns()) {
         // The rest of the run at the stationary rate; the bins cover only
         // what was simulated.
-        r.ops += static_cast<std::uint64_t>(std::llround(ff_->rate_per_ns() * static_cast<double>(end_ns() - simulated_to)));
+        r.ops += static_cast<std::uint64_t>(
+            std::llround(ff_->rate_per_ns() * static_cast<double>(end_ns() - simulated_to)));
         r.mops = static_cast<double>(r.ops) / opt_.seconds / 1e6;
         r.extrapolated_from_ms = static_cast<double>(simulated_to) / 1e6;
         r.mops_stationary = ff_->rate_per_ns() * 1e3;  // ops/ns -> Mops/s
         r.mops_ci95 = ff_->half_width_per_ns() * 1e3;
-        r.per_interval_mops.resize(std::min(r.per_interval_mops.size(),
-                                            static_cast<std::size_t>(simulated_to / interval_ns())));
+        r.per_interval_mops.resize(std::min(
+            r.per_interval_mops.size(), static_cast<std::size_t>(simulated_to / interval_ns())));
     }
     r.per_interval_atomic_share = share_bins_.shares(r.per_interval_mops.size());
     r.per_interval_atomic_refs_min = share_bins_.refs_min(r.per_interval_mops.size());
@@ -209,7 +216,9 @@ void simulation::measure(vtime simulated_to)
     record_pivots(r, p, eng.now());
     r.grace_periods = proc_.rcu().completed();
     const auto& d = proc_.rcu().gp_durations();
-    r.mean_gp_ms = d.empty() ? 0 : static_cast<double>(std::accumulate(d.begin(), d.end(), vtime{0})) / static_cast<double>(d.size()) / 1e6;
+    r.mean_gp_ms = d.empty() ? 0
+                             : static_cast<double>(std::accumulate(d.begin(), d.end(), vtime{0})) /
+                                   static_cast<double>(d.size()) / 1e6;
     r.outcome = run_outcome(r);
 }
 
@@ -224,7 +233,8 @@ run_result simulation::finish(vtime simulated_to, std::chrono::steady_clock::tim
         r.slots_end = slots_now_;
     r.events = eng.events_processed();
     if (sopt_.counters)
-        *sopt_.counters = {eng.events_processed(), proc_.cache().stats().misses, proc_.cache().stats().hits};
+        *sopt_.counters = {eng.events_processed(), proc_.cache().stats().misses,
+                           proc_.cache().stats().hits};
     r.trace_hash = eng.trace_hash();
     r.warnings = proc_.env().warnings;
     const std::vector<std::string> detected = watch_->warnings();
@@ -236,7 +246,8 @@ run_result simulation::finish(vtime simulated_to, std::chrono::steady_clock::tim
     eng.set_observer(nullptr);
     if (tracer_)
         tracer_->finish(eng.now());
-    r.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
+    r.wall_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     return r;
 }
 

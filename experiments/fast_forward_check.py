@@ -13,6 +13,7 @@ import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 
+import children
 from stall_threshold import seeds_of as seeds
 
 
@@ -23,7 +24,7 @@ def run(futexsim, workload, threads, arm, seed, seconds, ff):
         cmd += ["--presize", arm.split(":")[1]]
     if not ff:
         cmd.append("--exact")
-    return json.loads(subprocess.check_output(cmd))
+    return json.loads(children.run(cmd, check=True, stdout=subprocess.PIPE).stdout)
 
 
 def main():
@@ -36,6 +37,7 @@ def main():
     p.add_argument("--seconds", type=float, default=0.2)
     p.add_argument("--jobs", type=int, default=2)
     a = p.parse_args()
+    children.stop_on_signals("fast_forward_check")
     cells = [(w, int(t), arm) for w in a.workloads.split(",") for t in a.threads.split(",")
              for arm in a.arms.split(",")]
     jobs = [(c, s, ff) for c in cells for s in seeds(a.seeds) for ff in (False, True)]

@@ -15,8 +15,9 @@ import concurrent.futures as cf
 import json
 import os
 import statistics
-import subprocess
 import sys
+
+import children
 
 
 def seeds_of(text):
@@ -31,7 +32,7 @@ def run(args, policy, seed):
            "--policy", policy, "--seed", str(seed)]
     if args.cpus:
         cmd += ["--cpus", args.cpus]
-    out = json.loads(subprocess.run(cmd, check=True, capture_output=True, text=True).stdout)
+    out = json.loads(children.run(cmd, check=True, capture_output=True, text=True).stdout)
     if out["work_ms"] < 0:
         sys.exit(f"policy {policy} seed {seed}: the work did not finish in {args.seconds} s; raise --seconds")
     return policy, out["work_ms"]
@@ -52,6 +53,7 @@ def main():
     p.add_argument("--seeds", default="1-8")
     p.add_argument("--jobs", type=int, default=os.cpu_count())
     args = p.parse_args()
+    children.stop_on_signals("policy_overhead")
 
     policies = args.policies.split(",")
     jobs = [(pol, s) for pol in policies for s in seeds_of(args.seeds)]

@@ -18,8 +18,9 @@ import concurrent.futures as cf
 import json
 import os
 import statistics
-import subprocess
 import sys
+
+import children
 
 
 def seeds_of(text):
@@ -35,7 +36,7 @@ def run(args, threads, arm, seed, seconds):
         cmd += ["--cpus", args.cpus]
     if arm == "presized":
         cmd += ["--presize", str(args.presize)]
-    out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+    out = children.run(cmd, check=True, capture_output=True, text=True).stdout
     return threads, arm, seed, json.loads(out)
 
 
@@ -56,6 +57,7 @@ def main():
     p.add_argument("--from", dest="sweeps", nargs="+", metavar="FILE",
                    help="tabulate these `futexsim sweep` JSON Lines files instead of running")
     args = p.parse_args()
+    children.stop_on_signals("stall_threshold")
     if args.sweeps:
         return tabulate(*from_sweeps(args.sweeps))
 

@@ -12,9 +12,8 @@ import json
 import os
 import platform
 import re
-import subprocess
 
-from . import selftest_output
+from . import children, selftest_output
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -134,7 +133,7 @@ def model_runs(futexsim, cpus, policy, steps, runs):
         cmd = [futexsim, "run", "--machine-file", machine_file(cpus), "--kernel", MODEL_KERNEL,
                "--policy", policy, "--workload", step["workload"], "--threads", str(step["threads"]),
                "--seconds", f"{step['seconds']:g}", "--runs", str(runs), "--json"]
-        r = subprocess.run(cmd, capture_output=True, text=True, check=True)
+        r = children.run(cmd, capture_output=True, text=True, check=True)
         results = [json.loads(line) for line in r.stdout.splitlines() if line.startswith("{")]
         out.append({"workload": step["workload"], "threads": step["threads"], "seconds": step["seconds"],
                     "command": " ".join(cmd[1:]),
@@ -146,7 +145,7 @@ def model_runs(futexsim, cpus, policy, steps, runs):
 def model_selftests(futexsim, cpus, policy, runs):
     cmd = [futexsim, "selftests", "--machine-file", machine_file(cpus), "--policy", policy,
            "--kernel", MODEL_KERNEL, "--runs", str(runs)]
-    r = subprocess.run(cmd, capture_output=True, text=True, check=True)
+    r = children.run(cmd, capture_output=True, text=True, check=True)
     return {"command": " ".join(cmd[1:]), "cases": selftest_output.parse_model(r.stdout)}
 
 

@@ -10,7 +10,7 @@ import sys
 import tempfile
 import time
 
-from . import beside, beside_table, cli
+from . import beside, beside_table, children, cli
 
 DESCRIPTION = """\
 Runs one kernel in one guest beside the model (issue 29, docs/vm.md "Beside the model").
@@ -31,7 +31,9 @@ Only functional results are compared (slots, pass/fail, return values): a TCG
 guest's timing is not hardware timing.
 
 Exit status: 0 recorded (whatever the rows say); 1 the guest or the model
-failed to report; 2 bad input."""
+failed to report; 2 bad input; 128 + the signal on SIGINT, SIGTERM or SIGHUP
+(passed on to the guest's experiments/vm/run or the model's futexsim, which
+end first)."""
 
 
 class Parser(argparse.ArgumentParser):
@@ -80,7 +82,8 @@ def parse_args(argv):
                    help="model seeds per selftest case (default 8)")
     p.add_argument("--accel", choices=["auto", "kvm", "tcg"], default="auto",
                    help="passed to experiments/vm/run (default auto: KVM if it boots, else TCG)")
-    p.add_argument("--timeout", type=float, default=1800, metavar="S", help="end the guest after S s (default 1800)")
+    p.add_argument("--timeout", type=cli.positive_seconds, default=1800, metavar="S",
+                   help="end the guest after S s, 0 to 86400 (default 1800)")
     p.add_argument("--cache", metavar="DIR", help="the kernel cache (default: experiments/kernel/fetch --print-cache)")
     p.add_argument("--futexsim", default=beside.FUTEXSIM, metavar="FILE", help="futexsim for guest and model")
     p.add_argument("--out", default=os.path.join(beside.REPO, "experiments", "results", "vm"), metavar="DIR",
@@ -108,7 +111,17 @@ def default_cache():
 
 
 def main(argv):
+    children.stop_on_signals("beside")
     a = parse_args(argv)
+    try:
+        return run(a)
+    except subprocess.CalledProcessError as e:  # the model's futexsim failed
+        tail = (e.stderr or "").strip().splitlines()[-1:] or [f"exit status {e.returncode}"]
+        print(f"beside: {' '.join(e.cmd[:2])} failed: {tail[0]}", file=sys.stderr)
+        return 1
+
+
+def run(a):
     if a.remodel:
         if not os.path.isdir(a.out):
             bad(f"--out {a.out}: no such folder (no records yet)")
@@ -157,7 +170,7 @@ def main(argv):
     t0 = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="beside-") as tmp:
         console = os.path.join(tmp, "console.txt")
-        guest = subprocess.run(cmd + ["--console-log", console], stdout=subprocess.PIPE, text=True)
+        guest = children.run(cmd + ["--console-log", console], stdout=subprocess.PIPE, text=True)
         trace = beside.panic_trace(console)
     wall = time.monotonic() - t0
     if guest.returncode in (2, 130, 143):

@@ -6,12 +6,11 @@ exit status."""
 import argparse
 import os
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
 
-from . import guest, initramfs, qemu, report, selftests
+from . import children, guest, initramfs, qemu, report, selftests
 
 HERE = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 REPO = os.path.dirname(os.path.dirname(HERE))
@@ -35,7 +34,8 @@ requeue counts, whether a pivot completes; never Mops/s (docs/vm.md).
 Exit status: 0 every command exited 0; 1 a command exited non-zero; 2 bad input
 or something missing (one line naming the package or fetch command); 3 the guest
 did not report every command (a kernel panic, output cut short, timeout, QEMU
-failed); 130 SIGINT, 143 SIGTERM (QEMU ended and waited for first)."""
+failed); 130 SIGINT, 143 SIGTERM, 129 SIGHUP (QEMU ended and waited for first;
+a kill -9 of this script ends QEMU too)."""
 
 
 class Parser(argparse.ArgumentParser):
@@ -100,7 +100,7 @@ def parse_args(argv):
 def kernel_cache():
     """The kernel cache experiments/kernel/fetch uses; RuntimeError saying
     why not."""
-    r = subprocess.run([FETCH, "--print-cache"], capture_output=True, text=True)
+    r = children.run([FETCH, "--print-cache"], capture_output=True, text=True)
     if r.returncode != 0:
         raise RuntimeError(f"experiments/kernel/fetch --print-cache failed: {r.stderr.strip()}")
     return r.stdout.strip()
@@ -141,8 +141,11 @@ def check_inputs(a):
         a.kernel_image = os.path.join(cache, IMAGE)
         if not os.path.isfile(a.kernel_image):
             bad(f"no kernel image at {a.kernel_image}: run experiments/kernel/fetch --only image-amd64")
-    if a.console_log and not os.path.isdir(os.path.dirname(os.path.abspath(a.console_log))):
-        bad(f"--console-log {a.console_log}: no such folder")
+    for flag, path in (("--console-log", a.console_log), ("--write-initramfs", a.write_initramfs)):
+        if path and os.path.isdir(path):
+            bad(f"{flag} {path}: is a directory")
+        if path and not os.path.isdir(os.path.dirname(os.path.abspath(path))):
+            bad(f"{flag} {path}: no such folder")
     if not os.path.isfile(a.busybox):
         bad(f"no busybox at {a.busybox}: apt-get install busybox-static")
     if initramfs.is_dynamic(a.busybox):
@@ -162,6 +165,7 @@ def log(msg):
 
 
 def main(argv):
+    children.stop_on_signals("vm")
     a = parse_args(argv)
     cache, names = check_inputs(a)
     commands = list(a.run) + names
@@ -176,9 +180,13 @@ def main(argv):
             return 3
         programs += [(f"selftests/{n}", path) for n, path in built.items()]
     archive = initramfs.build(a.busybox, programs, commands)
+    children.exit_if_stopped()  # a signal while the archive was made
     if a.write_initramfs:
-        with open(a.write_initramfs, "wb") as f:
-            f.write(archive)
+        try:
+            with open(a.write_initramfs, "wb") as f:
+                f.write(archive)
+        except OSError as e:
+            bad(f"--write-initramfs {a.write_initramfs}: cannot write: {e.strerror}")
         log(f"vm: wrote {a.write_initramfs} ({len(archive)} bytes, {len(commands)} command(s))")
         return 0
     with tempfile.TemporaryDirectory(prefix="futexvm-") as tmp:
@@ -190,7 +198,7 @@ def main(argv):
 
 def boot(a, initrd, initrd_bytes, commands):
     mem = a.memory or qemu.memory_mb(a.cpus)
-    stop = guest.StopFlag()
+    stop = children.stop_signal
     accel = a.accel
     why = "forced by --accel"
     if accel == "auto":
@@ -228,4 +236,4 @@ def _boot_loop(a, initrd, initrd_bytes, commands, mem, stop, accel, why, started
         break
     if out.console.panic is not None and console_log is None:
         log("vm: give --console-log FILE to keep the panic's trace")
-    return report.finish(out, commands, a.timeout, stop.signum)
+    return report.finish(out, commands, a.timeout, children.stop_signal())

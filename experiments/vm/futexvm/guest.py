@@ -1,17 +1,17 @@
 """Runs one QEMU boot: feeds its serial console to markers.Console line by
 line, shows what each line means as it comes, and ends QEMU on a timeout,
-a stop request (SIGINT/SIGTERM, through the `stop` callable) or, under
-KVM, a failure that TCG would not have. QEMU runs in its own session, so a
-terminal's Ctrl-C reaches this script only, which then ends QEMU and waits
-for it: nothing is left running."""
+a stop request (SIGINT, SIGTERM or SIGHUP, through the `stop` callable) or,
+under KVM, a failure that TCG would not have. QEMU runs in its own session,
+so a terminal's Ctrl-C reaches this script only, which then ends QEMU and
+waits for it; and it dies with this script (children.popen()), so that
+nothing is left running even if the script is killed outright."""
 
 import os
 import selectors
-import signal
 import subprocess
 import time
 
-from . import markers, qemu
+from . import children, markers, qemu
 
 
 class Outcome:
@@ -38,8 +38,8 @@ def run(cmd, timeout, on_event, stop, accel, console_log=None):
     (the kernel's own messages too: a panic's trace)."""
     out = Outcome()
     start = time.monotonic()
-    proc = subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, start_new_session=True)
+    proc = children.popen(cmd, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, start_new_session=True)
     sel = selectors.DefaultSelector()
     bufs = {proc.stdout: b"", proc.stderr: b""}
     for f in bufs:
@@ -86,18 +86,3 @@ def run(cmd, timeout, on_event, stop, accel, console_log=None):
     if out.reason is None:
         out.reason = "exited"
     return out
-
-
-class StopFlag:
-    """SIGINT and SIGTERM set it; the loop above polls it every 0.2 s."""
-
-    def __init__(self):
-        self.signum = None
-        for s in (signal.SIGINT, signal.SIGTERM):
-            signal.signal(s, self._set)
-
-    def _set(self, signum, _frame):
-        self.signum = signum
-
-    def __call__(self):
-        return self.signum is not None

@@ -5,10 +5,9 @@ the shared libraries a dynamically linked one needs at the paths ldd names,
 
 import os
 import shutil
-import subprocess
 import tempfile
 
-from . import cpio, init_script
+from . import children, cpio, init_script
 
 
 def is_dynamic(path):
@@ -34,7 +33,7 @@ def shared_libraries(path):
     linked without building fmt; its libraries travel with it instead."""
     if not is_dynamic(path):
         return []
-    out = subprocess.run(["ldd", path], capture_output=True, text=True, check=True).stdout
+    out = children.run(["ldd", path], capture_output=True, text=True, check=True).stdout
     libs = []
     for line in out.splitlines():
         parts = line.split()
@@ -54,7 +53,7 @@ def _stripped(path, scratch):
     if shutil.which("strip") is None:
         return path
     out = os.path.join(scratch, os.path.basename(path))
-    r = subprocess.run(["strip", "--strip-debug", "-o", out, path], capture_output=True)
+    r = children.run(["strip", "--strip-debug", "-o", out, path], capture_output=True)
     return out if r.returncode == 0 else path
 
 

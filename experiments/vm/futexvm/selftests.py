@@ -4,7 +4,8 @@ guest needs no libc of its own. Built once into the kernel cache and reused."""
 
 import os
 import re
-import subprocess
+
+from . import children
 
 # The Makefile's TEST_GEN_PROGS. The numa tests build without libnuma
 # (LIBNUMA_VER_NO, as the Makefile does when pkg-config finds none).
@@ -47,7 +48,7 @@ def build(cache, log):
             cmd = ["gcc", "-static", "-O2", "-pthread", "-D_FILE_OFFSET_BITS=64",
                    "-D_TIME_BITS=64", "-I../include", "-I../../", "-DLIBNUMA_VER_NO=1",
                    name + ".c", "-o", out + ".tmp", "-lpthread", "-lrt"]  # __FILE__: the name alone
-            r = subprocess.run(cmd, cwd=src, capture_output=True, text=True)
+            r = children.run(cmd, cwd=src, capture_output=True, text=True)
             if r.returncode != 0:
                 first = next((ln for ln in r.stderr.splitlines() if "error" in ln), r.stderr.strip()[:200])
                 raise RuntimeError(f"compiling selftest {name} failed: {first}")

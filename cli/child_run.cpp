@@ -2,8 +2,9 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
-#include <spawn.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -27,31 +28,55 @@ std::string self_executable()
     return std::string(buf.data(), static_cast<std::size_t>(n));
 }
 
+namespace {
+
+// The child's side of the fork, up to execve(): only async-signal-safe calls
+// (the parent has threads). It dies with the thread that started it, so a
+// parent killed by SIGKILL leaves no run computing to its end; its stop
+// signals are default, and it gets them only once they are (one sent
+// between the fork and here stays pending and then ends it, as it would
+// have ended the program). On failure it writes errno to `report`.
+[[noreturn]] void child_failed(int report, int e)
+{
+    if (write(report, &e, sizeof e) < 0) {
+    }
+    _exit(127);
+}
+
+[[noreturn]] void exec_child(const char* program, char* const* argv, pid_t parent, int out, int err,
+                             int report)
+{
+    if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0)
+        child_failed(report, errno);
+    if (getppid() != parent)
+        child_failed(report, ESRCH);  // the parent died before the line above
+    const int null = open("/dev/null", O_RDONLY);
+    if (null < 0 || dup2(null, 0) != 0 || dup2(out, 1) != 1 || dup2(err, 2) != 2)
+        child_failed(report, errno);
+    if (null != 0)
+        close(null);
+    struct sigaction dfl = {};
+    dfl.sa_handler = SIG_DFL;
+    sigemptyset(&dfl.sa_mask);
+    // A parent that ignores SIGPIPE must not pass that on either.
+    for (int sig : {SIGINT, SIGTERM, SIGHUP, SIGPIPE})
+        sigaction(sig, &dfl, nullptr);
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, nullptr);
+    execve(program, argv, environ);
+    child_failed(report, errno);
+}
+
+}  // namespace
+
 child_result run_child_impl(const std::string& program, const std::vector<std::string>& args,
                             void (*on_start)(void*, pid_t), void* ctx)
 {
-    int out_pipe[2], err_pipe[2];
-    if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0)
+    int out_pipe[2], err_pipe[2], exec_pipe[2];
+    if (pipe2(out_pipe, O_CLOEXEC) != 0 || pipe2(err_pipe, O_CLOEXEC) != 0 ||
+        pipe2(exec_pipe, O_CLOEXEC) != 0)
         throw std::system_error(errno, std::generic_category(), "pipe");
-
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_adddup2(&fa, out_pipe[1], 1);
-    posix_spawn_file_actions_adddup2(&fa, err_pipe[1], 2);
-
-    // The sweep's workers run with SIGINT blocked; the child must not.
-    posix_spawnattr_t attr;
-    posix_spawnattr_init(&attr);
-    sigset_t none, dfl;
-    sigemptyset(&none);
-    sigemptyset(&dfl);
-    for (int sig :
-         {SIGINT, SIGTERM, SIGHUP, SIGPIPE})  // a parent that ignores SIGPIPE must not pass that on
-        sigaddset(&dfl, sig);
-    posix_spawnattr_setsigmask(&attr, &none);
-    posix_spawnattr_setsigdefault(&attr, &dfl);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
 
     std::vector<char*> argv;
     argv.push_back(const_cast<char*>(program.c_str()));
@@ -59,16 +84,34 @@ child_result run_child_impl(const std::string& program, const std::vector<std::s
         argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
 
-    pid_t pid = -1;
-    const int rc = posix_spawn(&pid, program.c_str(), &fa, &attr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&fa);
-    posix_spawnattr_destroy(&attr);
+    // Every signal blocked across the fork, so that none reaches the child
+    // while it still runs this program's handlers.
+    const pid_t parent = getpid();
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    const pid_t pid = fork();
+    if (pid == 0)
+        exec_child(program.c_str(), argv.data(), parent, out_pipe[1], err_pipe[1], exec_pipe[1]);
+    const int fork_errno = errno;
+    pthread_sigmask(SIG_SETMASK, &old, nullptr);
     close(out_pipe[1]);
     close(err_pipe[1]);
-    if (rc != 0) {
+    close(exec_pipe[1]);
+    // The exec pipe closes on a successful execve(); else it holds errno.
+    int exec_errno = 0;
+    if (pid > 0)
+        while (read(exec_pipe[0], &exec_errno, sizeof exec_errno) < 0 && errno == EINTR) {
+        }
+    close(exec_pipe[0]);
+    if (pid < 0 || exec_errno != 0) {
         close(out_pipe[0]);
         close(err_pipe[0]);
-        throw std::system_error(rc, std::generic_category(), "posix_spawn " + program);
+        if (pid > 0)
+            while (waitpid(pid, nullptr, 0) < 0 && errno == EINTR) {
+            }
+        throw std::system_error(pid < 0 ? fork_errno : exec_errno, std::generic_category(),
+                                (pid < 0 ? "fork for " : "exec ") + program);
     }
     on_start(ctx, pid);
 

@@ -19,9 +19,12 @@ struct child_result {
 std::string self_executable();
 
 // Starts `program args...` with no signal blocked and SIGINT, SIGTERM,
-// SIGHUP and SIGPIPE default, stdin closed, stdout and stderr captured;
+// SIGHUP and SIGPIPE default, stdin /dev/null, stdout and stderr captured,
+// and PR_SET_PDEATHSIG SIGKILL: it dies with the thread that started it,
+// however that ends (a sweep killed by SIGKILL leaves no run behind).
 // `on_start` gets its pid, then it waits for the child to end, passing a
-// stop (sigint_received()) on to it as SIGINT.
+// stop (sigint_received()) on to it as SIGINT. A child that cannot be
+// started is a std::system_error.
 template <class OnStart>
 child_result run_child(const std::string& program, const std::vector<std::string>& args, OnStart on_start);
 

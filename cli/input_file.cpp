@@ -12,6 +12,7 @@
 #include <cstring>
 
 #include "cli/commands.h"
+#include "cli/sweep_grid.h"
 
 namespace futexsim::cli {
 
@@ -131,9 +132,32 @@ std::string read_input_file(const std::string& what, const std::string& path, st
     return text;
 }
 
-machine read_machine_file(const std::string& what, const std::string& path)
+CLI::Validator readable_file()
+{
+    return CLI::Validator(
+        [](std::string& path) -> std::string {
+            const int fd = open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+            if (fd < 0)
+                return fmt::format("'{}': cannot read: {}", printable(path), std::strerror(errno));
+            struct stat st = {};
+            const bool regular = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+            close(fd);
+            return regular ? ""
+                           : fmt::format("'{}' is {}, not a regular file", printable(path),
+                                         kind_of(st.st_mode));
+        },
+        "FILE");
+}
+
+machine read_machine_file(const std::string& what, const std::string& path,
+                          const std::string& expected_hash)
 {
     const std::string text = read_input_file(what, path, max_machine_file_bytes);
+    if (!expected_hash.empty() && content_hash(text) != expected_hash)
+        throw usage_error(
+            fmt::format("{} {}: changed since the sweep read it (its content hash was {}, now {}): "
+                        "restore it, then the same sweep resumes",
+                        what, path, expected_hash, content_hash(text)));
     try {
         return parse_machine_json(text, path);
     } catch (const std::invalid_argument& e) {

@@ -5,6 +5,8 @@
 // usage_error with one line naming the flag (or "report") and the path.
 #pragma once
 
+#include <CLI/CLI.hpp>
+
 #include <cstddef>
 #include <string>
 
@@ -20,12 +22,21 @@ inline constexpr std::size_t max_input_bytes = std::size_t{1} << 30;
 // ("--machine-file", "report").
 std::string read_input_file(const std::string& what, const std::string& path, std::size_t max_bytes = max_input_bytes);
 
+// For an option that names a file to read, checked as it is parsed: the
+// reason it cannot be opened, as the system says it ("No such file or
+// directory", "Too many levels of symbolic links", "Permission denied");
+// what it is, when it is not a regular file. The help shows FILE.
+CLI::Validator readable_file();
+
 // A machine file is a few kB; more is not one.
 inline constexpr std::size_t max_machine_file_bytes = std::size_t{16} << 20;
 
 // `path` read as above and parsed as a machine file; `what` is the flag.
 // Errors of the file's content come as the parser's std::invalid_argument.
-machine read_machine_file(const std::string& what, const std::string& path);
+// With `expected_hash` (content_hash() of what a sweep read), content that
+// differs from it is a usage_error: a run of a sweep uses what the sweep hashed.
+machine read_machine_file(const std::string& what, const std::string& path,
+                          const std::string& expected_hash = "");
 
 // Whether `path` exists (as anything, a dangling link included).
 bool path_exists(const std::string& path);

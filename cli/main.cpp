@@ -6,6 +6,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cerrno>
 #include <cstdio>
 #include <exception>
 #include <iostream>
@@ -16,19 +17,51 @@
 #include "run/stop_signal.h"
 
 namespace {
+// One line, whatever the message quotes: a newline or other control
+// character in a path or a flag's value is written escaped (\n, \x1b),
+// so that a script reading the error's one line gets all of it.
 // fputs, not fmt::print: with stderr closed (`2>&1 | head`) fmt would throw
 // from inside a handler.
-void say_error(const std::string& line) { std::fputs(line.c_str(), stderr); }
+void say_error(const std::string& message)
+{
+    std::string line;
+    for (const char ch : message) {
+        const auto c = static_cast<unsigned char>(ch);
+        if (c == '\n')
+            line += "\\n";
+        else if (c == '\t')
+            line += "\\t";
+        else if (c < 0x20 || c == 0x7f)
+            line += fmt::format("\\x{:02x}", c);
+        else
+            line += ch;
+    }
+    line += '\n';
+    std::fputs(line.c_str(), stderr);
+}
 
 // Help that did not reach standard output (>/dev/full) is lost: exit 2.
 int help_status(int status)
 {
     std::cout.flush();
     if (!std::cout || std::fflush(stdout) != 0 || std::ferror(stdout)) {
-        say_error(fmt::format("futexsim: error: cannot write the help to standard output\n"));
+        say_error(fmt::format("futexsim: error: cannot write the help to standard output"));
         return 2;
     }
     return status;
+}
+
+// Opens /dev/null as descriptor `fd` if it is closed (open() takes the
+// lowest free number, so the lower ones are plugged first by the caller).
+void plug_closed_descriptor(int fd, int flags)
+{
+    if (fcntl(fd, F_GETFD) >= 0 || errno != EBADF)
+        return;
+    const int got = open("/dev/null", flags);
+    if (got >= 0 && got != fd) {
+        dup2(got, fd);
+        close(got);
+    }
 }
 }  // namespace
 
@@ -46,9 +79,14 @@ int main(int argc, char** argv)
     // later would get descriptor 1.
     if (fcntl(STDOUT_FILENO, F_GETFD) < 0) {
         say_error(
-            fmt::format("futexsim: error: standard output is closed (the result would be lost)\n"));
+            fmt::format("futexsim: error: standard output is closed (the result would be lost)"));
         return 2;
     }
+    // A closed standard input or error would be given to the next file
+    // opened: a sweep's progress would land in its --out. /dev/null takes
+    // their place (what is said on a closed stderr is lost, as the caller asked).
+    plug_closed_descriptor(STDIN_FILENO, O_RDONLY);
+    plug_closed_descriptor(STDERR_FILENO, O_WRONLY);
     CLI::App app{"futexsim: a model of the Linux private futex hash (v6.17) and its pivot stall.\n"
                  "Run `futexsim <command> --help` for each command's options."};
     app.require_subcommand(1);
@@ -74,7 +112,7 @@ int main(int argc, char** argv)
         }
         if (!known) {
             say_error(
-                fmt::format("futexsim: error: unknown command '{}' (valid: {})\n", argv[1], names));
+                fmt::format("futexsim: error: unknown command '{}' (valid: {})", argv[1], names));
             return 2;
         }
     }
@@ -87,7 +125,7 @@ int main(int argc, char** argv)
         return help_status(app.exit(e));
     } catch (const CLI::ParseError& e) {
         // One line naming the problem, as for every bad input.
-        say_error(fmt::format("futexsim: error: {} (see futexsim --help)\n", e.what()));
+        say_error(fmt::format("futexsim: error: {} (see futexsim --help)", e.what()));
         return 2;
     }
 
@@ -97,16 +135,15 @@ int main(int argc, char** argv)
         // A command that finished although SIGINT came still reports it.
         const int stopped =
             status == 0 && futexsim::sigint_received() ? futexsim::cli::interrupted_status : status;
-        return stopped == futexsim::cli::interrupted_status ? futexsim::cli::stop_status()
-                                                            : stopped;
+        return stopped == futexsim::cli::interrupted_status ? futexsim::stop_status() : stopped;
     } catch (const futexsim::cli::interrupted& e) {
-        say_error(fmt::format("futexsim: interrupted: {}\n", e.what()));
-        return futexsim::cli::stop_status();
+        say_error(fmt::format("futexsim: interrupted: {}", e.what()));
+        return futexsim::stop_status();
     } catch (const futexsim::cli::usage_error& e) {
-        say_error(fmt::format("futexsim: error: {}\n", e.what()));
+        say_error(fmt::format("futexsim: error: {}", e.what()));
         return 2;
     } catch (const std::exception& e) {
-        say_error(fmt::format("futexsim: internal error: {}\n", e.what()));
+        say_error(fmt::format("futexsim: internal error: {}", e.what()));
         return 1;
     }
 }

@@ -47,8 +47,9 @@ bool check_writable(const std::string& path)
 int run_probe_command(const probe_args& a)
 {
     const bool created = check_writable(a.out);
-    const probe::probe_result r =
+    probe::probe_result r =
         probe::run_probe(a.opt, nullptr, [] { return sigint_received().load(); });
+    r.stopped_by = stop_signal_name();
     std::cout << probe::probe_table(r);
     if (r.interrupted || sigint_received()) {
         if (created)

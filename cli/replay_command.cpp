@@ -88,7 +88,7 @@ int exhaustive(replay_args& a, const sim::explore::case_spec& c)
     }
     if (!r.complete) {
         const bool stopped = sigint_received().load(std::memory_order_relaxed);
-        std::cout << (stopped ? "interrupted by SIGINT: no verdict; "
+        std::cout << (stopped ? fmt::format("interrupted by {}: no verdict; ", stop_signal_name())
                               : "incomplete: --max-executions reached, no verdict; ")
                   << counts << std::endl;
         return stopped ? interrupted_status : 3;
@@ -183,7 +183,7 @@ int replay(replay_args& a)
     try {
         out = sim::explore::explore_case(cfg, *c, sink);
     } catch (const interrupted&) {
-        std::cout << "interrupted by SIGINT: no verdict" << std::endl;
+        std::cout << "interrupted by " << stop_signal_name() << ": no verdict" << std::endl;
         return interrupted_status;
     }
     if (!a.quiet)
@@ -298,7 +298,8 @@ void register_replay(CLI::App& app)
 #endif
     sub->footer(
         "Every thread of a case has operations and is created by a C. SIGINT stops it between two\n"
-        "steps: the trace so far, then 'interrupted by SIGINT: no verdict', exit status 130.\n"
+        "steps: the trace so far, then 'interrupted by SIGINT: no verdict' (SIGTERM, SIGHUP: named "
+        "so), exit status 128 + signal.\n"
         "--strategy dfs runs every schedule of the case within the bounds (--preemptions, "
         "--gp-ends,\n"
         "--steps) with time as choices, skipping schedules equivalent to one explored unless\n"

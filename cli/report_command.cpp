@@ -93,12 +93,42 @@ std::vector<std::size_t> divisors(std::size_t n)
     return lo;
 }
 
+// A sweep gives run k of every cell the seed --seed + k: one first seed
+// must fit every line (the most common one is taken as the sweep's, and
+// the first line that disagrees is named).
+void check_seeds(const std::map<std::size_t, json>& lines,
+                 const std::vector<std::pair<std::string, std::size_t>>& line_of_run,
+                 std::size_t runs_per_cell)
+{
+    std::map<std::uint64_t, std::size_t> votes;  // first seed -> lines that imply it
+    auto first_seed = [&](std::size_t run_index) {
+        return lines.at(run_index).at("run").at("seed").get<std::uint64_t>() -
+               run_index % runs_per_cell;
+    };
+    for (const auto& [where, run_index] : line_of_run)
+        votes[first_seed(run_index)]++;
+    const std::uint64_t seed =
+        std::max_element(votes.begin(), votes.end(), [](const auto& a, const auto& b) {
+            return a.second < b.second;
+        })->first;
+    for (const auto& [where, run_index] : line_of_run)
+        if (first_seed(run_index) != seed)
+            throw usage_error(
+                fmt::format("{}: 'run'.'seed' = {}, but run {} of this sweep has seed {} (its "
+                            "other runs start at seed {}; a "
+                            "file edited by hand?)",
+                            where, lines.at(run_index).at("run").at("seed").get<std::uint64_t>(),
+                            run_index, seed + run_index % runs_per_cell, seed));
+}
+
 merged read_files(const std::vector<std::string>& files)
 {
     merged m;
     std::map<std::size_t, json> seen;                  // run index -> its line, for duplicates
     std::map<std::size_t, std::size_t> cell_of_run;    // run index -> cell index
     std::map<std::string, std::size_t> index_of_cell;  // a cell's parameters -> its index
+    std::vector<std::pair<std::string, std::size_t>>
+        line_of_run;  // where each run is, in file order
     for (const auto& path : files) {
         const std::string text = read_input_file("report", path);
         if (!text.empty() && text.back() != '\n')
@@ -157,6 +187,7 @@ merged read_files(const std::vector<std::string>& files)
                     fmt::format("{}: cell {} has the parameters of cell {}", where, ci, k->second));
             index_of_cell[cell_key] = ci;
             cell_of_run[run_index] = ci;
+            line_of_run.emplace_back(where, run_index);
             cell_stats& c = m.cells[ci];
             c.index = ci;
             c.params = j.at("cell");
@@ -184,17 +215,21 @@ merged read_files(const std::vector<std::string>& files)
     // A sweep's run i is in cell i / R for the grid's R runs per cell: some
     // R that divides the grid's runs must fit every line.
     bool fits = false;
+    std::size_t runs_per_cell = 0;
     for (const std::size_t r : divisors(m.grid_runs)) {
         fits = std::all_of(cell_of_run.begin(), cell_of_run.end(),
                            [r](const auto& rc) { return rc.first / r == rc.second; });
-        if (fits)
+        if (fits) {
+            runs_per_cell = r;
             break;
+        }
     }
     if (!fits)
         throw usage_error(
             fmt::format("grid {}: the lines' cell_index and run_index do not fit one grid of {} "
                         "runs (a file edited by hand?)",
                         m.grid_id, m.grid_runs));
+    check_seeds(seen, line_of_run, runs_per_cell);
     return m;
 }
 

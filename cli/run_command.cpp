@@ -13,6 +13,7 @@
 #include <memory>
 #include <optional>
 #include <stdexcept>
+#include <sys/stat.h>
 #include <sys/sysinfo.h>
 
 #include "cli/commands.h"
@@ -46,10 +47,12 @@ struct run_args {
     bool fail_on_warning = false;
     std::string machine = "xeon-6975p-snc3";
     std::string machine_file;
+    std::string machine_file_hash;  // a sweep's run: what the sweep hashed
     std::string cpus;
     std::string strategy = "fifo";
     std::string schedule;
     std::string trace_window;
+    unsigned trace_max_mb = 1024;  // docs/tracing.md: the 0:120 stall example writes 403 MB
     unsigned runs = 1;
     bool json = false;
     bool exact = false;  // --exact: no fast-forward
@@ -60,6 +63,7 @@ struct run_args {
     bool kernel_given = false;
     bool pct_depth_given = false;
     bool cpus_given = false;  // --cpus '' is refused, not read as "all CPUs"
+    bool trace_max_given = false;
 };
 
 // --presize: the kernel takes any power of two its allocator can hold (2^24
@@ -81,8 +85,10 @@ std::string joined(const std::vector<std::string>& names)
     return s;
 }
 
-// --trace-window START:END, virtual milliseconds, 0 <= START < END.
-void parse_trace_window(const std::string& text, sim::sim_options& opt)
+// --trace-window START:END, virtual milliseconds, 0 <= START < END, and
+// START within the run (`run_ms` long): a window past its end would write
+// an empty trace.
+void parse_trace_window(const std::string& text, double run_ms, sim::sim_options& opt)
 {
     const std::size_t colon = text.find(':');
     const auto start =
@@ -92,8 +98,23 @@ void parse_trace_window(const std::string& text, sim::sim_options& opt)
         throw usage_error(fmt::format("--trace-window '{}': expected START:END in virtual "
                                       "milliseconds with 0 <= START < END, e.g. 0:20",
                                       text));
+    if (*start >= run_ms)
+        throw usage_error(
+            fmt::format("--trace-window '{}': starts at or after the run's end ({} virtual ms, "
+                        "--seconds {}): the trace would be empty",
+                        text, run_ms, run_ms / 1e3));
     opt.trace_start_ms = *start;
     opt.trace_end_ms = *end;
+}
+
+// The same file as `path`, when both exist (a link or another spelling of
+// the same name included).
+bool same_file(const std::string& a, const std::string& b)
+{
+    struct stat sa {
+    }, sb{};
+    return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
 }
 
 // The real backends run on this machine: no preset, no seed, no schedule
@@ -217,8 +238,9 @@ int run(run_args& a)
         return run_real_backend(a);
     }
     opt.mach = usage_checked([&] {
-        return a.machine_file.empty() ? load_machine_preset(a.machine)
-                                      : read_machine_file("--machine-file", a.machine_file);
+        return a.machine_file.empty()
+                   ? load_machine_preset(a.machine)
+                   : read_machine_file("--machine-file", a.machine_file, a.machine_file_hash);
     });
     check_common(a, opt.mach.num_cpus());
     usage_checked([&] { return require_pivot_policy(opt.policy); });
@@ -238,8 +260,16 @@ int run(run_args& a)
     if (!a.trace_window.empty()) {
         if (sopt.trace_path.empty())
             throw usage_error("--trace-window needs --trace FILE");
-        parse_trace_window(a.trace_window, sopt);
+        parse_trace_window(a.trace_window, opt.seconds * 1e3, sopt);
     }
+    if (!sopt.trace_path.empty() && !a.machine_file.empty() &&
+        same_file(sopt.trace_path, a.machine_file))
+        throw usage_error(fmt::format(
+            "--trace '{}' is the --machine-file '{}': the trace would overwrite its input",
+            sopt.trace_path, a.machine_file));
+    if (a.trace_max_given && sopt.trace_path.empty())
+        throw usage_error("--trace-max-mb needs --trace FILE");
+    sopt.trace_max_bytes = std::uint64_t{a.trace_max_mb} << 20;
     if (!sopt.trace_path.empty() && a.runs > 1)
         throw usage_error(
             fmt::format("--trace writes one run's trace: --runs {} must be 1", a.runs));
@@ -294,7 +324,10 @@ void register_run(CLI::App& app)
     auto* machine_file =
         sub->add_option("--machine-file", a->machine_file,
                         "JSON machine description (see docs/simulator.md); overrides --machine")
-            ->check(CLI::ExistingFile);
+            ->check(readable_file());
+    // Hidden (no group): a sweep passes the hash of the file it read, so
+    // that a file edited during the sweep stops it instead of mixing machines.
+    sub->add_option("--machine-file-hash", a->machine_file_hash)->group("")->needs(machine_file);
     std::vector<std::string> wnames;
     for (const auto& w : workloads())
         wnames.push_back(w.name);
@@ -379,6 +412,13 @@ void register_run(CLI::App& app)
         sub->add_option("--trace-window", a->trace_window,
                         "START:END virtual milliseconds the trace covers (default: the "
                         "whole measured run)");
+    auto* trace_max =
+        sub->add_option("--trace-max-mb", a->trace_max_mb,
+                        "Stop tracing once the file holds this many MiB (0: no cap); the trace "
+                        "then ends at that moment and the run warns. Many threads write tens of "
+                        "MB per virtual millisecond")
+            ->transform(whole_number(0, 1u << 20))
+            ->capture_default_str();
     auto* exact =
         sub->add_flag("--exact", a->exact,
                       "Simulate every operation to the end. Without it, a run that turns "
@@ -393,8 +433,9 @@ void register_run(CLI::App& app)
     a->workload.add_to(*sub);
     // Which flags were given, for the checks in run(): those only the
     // simulator takes (in the order the errors name them).
-    std::vector<CLI::Option*> sim_only = {machine,  machine_file, seed,         strategy, pct_depth,
-                                          schedule, trace,        trace_window, exact};
+    std::vector<CLI::Option*> sim_only = {machine,   machine_file, seed,  strategy,
+                                          pct_depth, schedule,     trace, trace_window,
+                                          trace_max, exact};
     sim_only.insert(sim_only.end(), a->detectors.options().begin(), a->detectors.options().end());
     sub->parse_complete_callback([=] {
         auto given = [](const std::vector<CLI::Option*>& options) {
@@ -407,6 +448,7 @@ void register_run(CLI::App& app)
         a->sim_only_flags = given(sim_only);
         a->pct_depth_given = pct_depth->count() > 0;
         a->cpus_given = cpus->count() > 0;
+        a->trace_max_given = trace_max->count() > 0;
         a->policy_given = policy->count() > 0;
         a->kernel_given = kernel->count() > 0;
     });

@@ -121,11 +121,11 @@ int run(selftests_args& a)
             // Say where it stopped: the header's runs= is what was asked for.
             const std::vector<std::string> rest(
                 policies.begin() + static_cast<std::ptrdiff_t>(pi) + 1, policies.end());
-            fmt::print(stderr,
-                       "futexsim: selftests interrupted by SIGINT: policy {} ran {} of {} runs; "
-                       "not run: {}\n",
-                       policy, cases.empty() ? 0 : cases.front().runs, a.runs,
-                       rest.empty() ? "none" : fmt::format("{}", fmt::join(rest, ", ")));
+            fmt::print(
+                stderr,
+                "futexsim: selftests interrupted by {}: policy {} ran {} of {} runs; not run: {}\n",
+                stop_signal_name(), policy, cases.empty() ? 0 : cases.front().runs, a.runs,
+                rest.empty() ? "none" : fmt::format("{}", fmt::join(rest, ", ")));
             return interrupted_status;
         }
     }
@@ -147,7 +147,7 @@ void register_selftests(CLI::App& app)
         ->capture_default_str();
     sub->add_option("--machine-file", a->machine_file,
                     "JSON machine description (see docs/simulator.md); overrides --machine")
-        ->check(CLI::ExistingFile);
+        ->check(readable_file());
     sub->add_option("--policy", a->policies,
                     "Pivot policy: " + model::pivot_policy_names() +
                         " (docs/policies.md); may be given more than once; default: every policy");

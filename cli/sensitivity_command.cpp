@@ -28,6 +28,7 @@
 #include "cli/sensitivity.h"
 #include "cli/stop_signals.h"
 #include "cli/sweep_grid.h"
+#include "cli/writer_lock.h"
 #include "machine/embedded_presets.h"
 #include "machine/machine.h"
 #include "model/kernel_version.h"
@@ -138,16 +139,25 @@ int sensitivity_checked(const sensitivity_args& a)
             params.push_back(p);
         }
     }
+    // Everything its sweeps would refuse, refused before a file is written.
     const std::vector<unsigned> threads = parse_uint_grid("--threads", a.threads);
+    for (std::size_t i = 1; i < threads.size(); i++)
+        if (std::find(threads.begin(), threads.begin() + static_cast<std::ptrdiff_t>(i),
+                      threads[i]) != threads.begin() + static_cast<std::ptrdiff_t>(i))
+            throw usage_error(fmt::format("--threads: '{}' is given twice", threads[i]));
     if (!model::parse_kernel_version(a.kernel))
         throw usage_error(fmt::format("--kernel: unknown kernel '{}' (valid: {})", a.kernel,
                                       model::kernel_version_names));
     const std::string base = base_machine_text(a);
-    if (a.machine_file.empty())
-        parse_machine_json(base, a.machine);  // a preset: valid
-    else
-        // Valid, or the parser's error naming the file.
-        read_machine_file("--machine-file", a.machine_file);
+    // Valid, or the parser's error naming the file.
+    const machine base_machine = a.machine_file.empty()
+                                     ? parse_machine_json(base, a.machine)
+                                     : read_machine_file("--machine-file", a.machine_file);
+    try {
+        parse_cpu_list(a.cpus, base_machine.num_cpus());
+    } catch (const std::invalid_argument& e) {
+        throw usage_error(fmt::format("--cpus '{}': {}", a.cpus, e.what()));
+    }
     check_utf8_name("--out-dir", a.out_dir);
     check_utf8_name("--out-dir", std::filesystem::absolute(a.out_dir).string());
     std::error_code ec;
@@ -155,6 +165,9 @@ int sensitivity_checked(const sensitivity_args& a)
     if (ec)
         throw usage_error(fmt::format("--out-dir {}: {}", a.out_dir, ec.message()));
     const std::string dir = std::filesystem::absolute(a.out_dir).string();
+    // One sensitivity per folder: a second would rewrite the machine files
+    // under the first one's runs. The lock is on base.json, which both write.
+    const writer_lock lock("--out-dir", dir + "/base.json", a.out_dir);
 
     // The machine files: the base once, each parameter at both ends.
     const std::string base_file = dir + "/base.json";

@@ -4,6 +4,8 @@
 // status is 128 + the signal that came first.
 #pragma once
 
+#include "run/stop_signal.h"
+
 namespace futexsim::cli {
 
 void install_stop_signal_handlers();
@@ -15,11 +17,7 @@ void install_stop_signal_handlers();
 // SIGPIPE altogether (its own progress stream stops it as SIGINT does).
 void install_sigpipe_handler();
 inline constexpr int closed_pipe_status = 141;
-// 128 + the first stop signal (130 for SIGINT, or when none came).
-int stop_status();
-// "SIGINT", "SIGTERM" or "SIGHUP": the first stop signal (SIGINT when none
-// came, as for a closed progress stream).
-const char* stop_signal_name();
+// stop_status() and stop_signal_name(): run/stop_signal.h.
 // For a closed progress stream: stop as on SIGINT (the caller reports it).
 void stop_as_if_interrupted();
 

@@ -16,8 +16,10 @@
 #include <fstream>
 #include <iostream>
 #include <limits>
+#include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <system_error>
 #include <thread>
@@ -30,6 +32,7 @@
 #include "cli/stop_signals.h"
 #include "cli/sweep_grid.h"
 #include "cli/sweep_line.h"
+#include "cli/writer_lock.h"
 #include "machine/machine.h"
 #include "model/core.h"
 #include "run/run_checks.h"
@@ -130,13 +133,22 @@ sweep_grid build_grid(const sweep_args& a)
         const bool file = m.rfind("file:", 0) == 0;
         const machine mach =
             file ? read_machine_file("--machine-file", m.substr(5)) : load_machine_preset(m);
+        // Two spellings of one set ('0-3' and '3,2,1,0') would be two cells of one placement.
+        std::map<std::vector<unsigned>, std::string> sets;
         for (const auto& c : g.cpus)
             if (!c.empty()) {
+                std::vector<unsigned> cpus;
                 try {
-                    parse_cpu_list(c, mach.num_cpus());
+                    cpus = parse_cpu_list(c, mach.num_cpus());
                 } catch (const std::invalid_argument& e) {
                     throw usage_error(fmt::format("--cpus '{}' on machine {}: {}", c, m, e.what()));
                 }
+                std::sort(cpus.begin(), cpus.end());
+                if (const auto [it, fresh] = sets.emplace(cpus, c); !fresh)
+                    throw usage_error(fmt::format(
+                        "--cpus: '{}' and '{}' are the same CPUs (their cells could not "
+                        "be told apart)",
+                        it->second, c));
             }
     }
     // What every child would refuse, refused before the first (as `run` does).
@@ -277,6 +289,11 @@ std::set<std::size_t> load_done(const std::string& path, const sweep_grid& g)
                 "--out {}: line {} does not match run {} of this grid (edited by hand?); "
                 "use another file",
                 path, no, run_index));
+        if (const std::uint64_t seed = g.seed + run_index % g.runs; j.at("run").at("seed") != seed)
+            throw usage_error(fmt::format(
+                "--out {}: line {}: 'run'.'seed' = {}, but run {} of this grid has seed {} "
+                "(edited by hand?); use another file",
+                path, no, j.at("run").at("seed").dump(), run_index, seed));
         if (done.count(run_index))
             throw usage_error(fmt::format("--out {}: line {}: run {} is in twice; use another file",
                                           path, no, run_index));
@@ -293,6 +310,56 @@ std::set<std::size_t> load_done(const std::string& path, const sweep_grid& g)
     }
     return done;
 }
+
+// How many runs of [from, to) shard K/N owns: those whose index is K-1
+// modulo N.
+std::size_t owned_in(std::size_t from, std::size_t to, const shard_spec& shard)
+{
+    const auto below = [&](std::size_t end) {
+        return end > shard.k - 1 ? (end - shard.k) / shard.n + 1 : 0;
+    };
+    return below(to) - below(from);
+}
+
+// How many cells the shard owns a run of: every cell when N <= --runs,
+// else counted (a cell of R runs then holds at most one owned run).
+std::size_t cells_owned(const sweep_grid& g, std::size_t total, const shard_spec& shard)
+{
+    if (shard.n <= g.runs)
+        return total / g.runs;
+    std::set<std::size_t> cells;
+    for (std::size_t i = shard.k - 1; i < total; i += shard.n)
+        cells.insert(i / g.runs);
+    return cells.size();
+}
+
+// This shard's runs not yet in --out, in index order, one at a time.
+class run_cursor {
+public:
+    run_cursor(const shard_spec& shard, std::size_t total, const std::set<std::size_t>& done)
+        : next_(shard.k - 1), step_(shard.n), total_(total), done_(done)
+    {
+        skip_done();
+    }
+    bool exhausted() const { return next_ >= total_; }
+    std::size_t take()
+    {
+        const std::size_t i = next_;
+        advance();
+        skip_done();
+        return i;
+    }
+
+private:
+    void advance() { next_ = total_ - next_ <= step_ ? total_ : next_ + step_; }
+    void skip_done()
+    {
+        while (!exhausted() && done_.count(next_))
+            advance();
+    }
+    std::size_t next_, step_, total_;
+    const std::set<std::size_t>& done_;
+};
 
 std::string hms(double seconds)
 {
@@ -374,10 +441,12 @@ int sweep(sweep_args& a)
             "to sweep it (a --shard of it too)",
             total, g.cell_count(), g.runs, max_sweep_runs));
     // This shard's runs: K-1, K-1+N, ...
-    const std::size_t owned = total > shard.k - 1 ? (total - shard.k) / shard.n + 1 : 0;
+    const std::size_t owned = owned_in(0, total, shard);
     if (owned == 0)
         throw usage_error(
             fmt::format("--shard {}: this shard owns none of the grid's {} runs", a.shard, total));
+    // Held for the sweep's life: a second sweep on the same file is refused.
+    const writer_lock lock("--out", a.out);
     const std::set<std::size_t> done_before = load_done(a.out, g);
     std::ofstream out(a.out, std::ios::app | std::ios::binary);
     if (!out)
@@ -390,40 +459,39 @@ int sweep(sweep_args& a)
                     total, total == 1 ? "run" : "runs",
                     shard.n == 1 ? "" : fmt::format(", {} of them in shard {}", owned, a.shard)));
 
-    std::vector<std::size_t> todo;
-    std::map<std::size_t, std::size_t> owned_per_cell;  // cell -> runs of it this shard owns
-    for (std::size_t i = shard.k - 1;; i += shard.n) {
-        owned_per_cell[i / g.runs]++;
-        if (!done_before.count(i))
-            todo.push_back(i);
-        if (total - 1 - i < shard.n)
-            break;
-    }
-    if (todo.empty()) {
-        say(fmt::format("sweep: all {} {} of this shard {} already in {}\n", owned,
-                        owned == 1 ? "run" : "runs", owned == 1 ? "is" : "are", a.out));
-        return sigint_received() ? interrupted_status : 0;
-    }
-    const std::string self = self_executable();
-    const unsigned jobs = a.jobs ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
-    std::mutex mu;
-    std::condition_variable cv;
-    std::size_t next = 0, finished = owned - todo.size(), running = 0;
     std::map<std::size_t, std::size_t> per_cell;  // cell -> runs of it done
     for (std::size_t i : done_before)
         if (shard.owns(i))
             per_cell[i / g.runs]++;
+    std::size_t finished = 0;
+    for (const auto& [cell, n] : per_cell)
+        finished += n;
+    if (finished == owned) {
+        say(fmt::format("sweep: all {} {} of this shard {} already in {}\n", owned,
+                        owned == 1 ? "run" : "runs", owned == 1 ? "is" : "are", a.out));
+        return sigint_received() ? interrupted_status : 0;
+    }
+    // The runs still to do, taken one by one (a grid of a billion runs
+    // is never held in memory).
+    run_cursor todo(shard, total, done_before);
+    const std::string self = self_executable();
+    const unsigned jobs = a.jobs ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
+    std::mutex mu;
+    std::condition_variable cv;
+    std::size_t running = 0;
+    const std::size_t to_do = owned - finished;
     std::set<pid_t> children;
     std::optional<std::string> failure;
     // --fail-on-warning: the first run that warned (it stopped there and
     // printed its cut-short line, which is not the grid's result: not
     // written, so that a resume runs it in full).
     std::optional<std::string> warned;
-    progress bar(owned, owned_per_cell.size());
+    progress bar(owned, cells_owned(g, total, shard));
     auto cells_done = [&] {
         return static_cast<std::size_t>(
-            std::count_if(per_cell.begin(), per_cell.end(),
-                          [&](const auto& kv) { return kv.second == owned_per_cell[kv.first]; }));
+            std::count_if(per_cell.begin(), per_cell.end(), [&](const auto& kv) {
+                return kv.second == owned_in(kv.first * g.runs, (kv.first + 1) * g.runs, shard);
+            }));
     };
 
     auto worker = [&] {
@@ -431,9 +499,9 @@ int sweep(sweep_args& a)
             std::size_t run_index = 0;
             {
                 std::lock_guard lock(mu);
-                if (next >= todo.size() || failure || warned || sigint_received())
+                if (todo.exhausted() || failure || warned || sigint_received())
                     return;
-                run_index = todo[next++];
+                run_index = todo.take();
                 running++;
             }
             child_result r;
@@ -480,7 +548,7 @@ int sweep(sweep_args& a)
     };
     std::vector<std::thread> pool;
     with_sigint_blocked([&] {
-        for (unsigned i = 0; i < std::min<std::size_t>(jobs, todo.size()); i++)
+        for (unsigned i = 0; i < std::min<std::size_t>(jobs, to_do); i++)
             pool.emplace_back(worker);
     });
 
@@ -489,7 +557,7 @@ int sweep(sweep_args& a)
     {
         std::unique_lock lock(mu);
         bool signalled = false;
-        while (!(next >= todo.size() && running == 0) && !(failure && running == 0) &&
+        while (!(todo.exhausted() && running == 0) && !(failure && running == 0) &&
                !(warned && running == 0) && !(sigint_received() && running == 0)) {
             cv.wait_for(lock, std::chrono::milliseconds(200));
             // The first warning stops the runs in flight as SIGINT does.
@@ -587,7 +655,12 @@ void register_sweep(CLI::App& app)
         "status 1, naming the run (its line is not written: a resume runs it in full)");
     sub->add_option("--out", a->out, "JSON Lines file; runs already in it are skipped (resume)")
         ->required();
-    sub->add_option("--jobs", a->jobs, "Runs at a time (default: every CPU)")
+    sub->add_option("--jobs", a->jobs,
+                    "Runs at a time (default: every CPU). With more than one, lines are written as "
+                    "runs finish, "
+                    "so two identical sweeps may order them differently; each line names its run, "
+                    "and report "
+                    "reads them in any order (the same table)")
         ->transform(whole_number(1, 1024));
     sub->add_option("--shard", a->shard, "K/N: run only the runs whose index is K-1 modulo N")
         ->capture_default_str();

@@ -129,7 +129,8 @@ std::vector<std::string> run_arguments(const sweep_grid& g, std::size_t run_inde
     const std::uint64_t seed = g.seed + run_index % g.runs;
     std::vector<std::string> a{"run", "--json"};
     if (c.machine.rfind("file:", 0) == 0)
-        a.insert(a.end(), {"--machine-file", c.machine.substr(5)});
+        a.insert(a.end(), {"--machine-file", c.machine.substr(5), "--machine-file-hash",
+                           g.machine_hash(c.machine)});
     else
         a.insert(a.end(), {"--machine", c.machine});
     a.insert(a.end(), {"--policy", c.policy, "--workload", c.workload, "--kernel", c.kernel, "--threads",

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <stdexcept>
 
@@ -60,6 +61,53 @@ void check_run(const json& r)
     if (!r.contains("mops") || !r.at("mops").is_number() || !std::isfinite(r.at("mops").get<double>()) ||
         r.at("mops").get<double>() < 0)
         bad(fmt::format("'run'.'mops' = {} is not a number >= 0", r.contains("mops") ? r.at("mops").dump() : "(none)"));
+    if (!r.contains("ops") || !r.at("ops").is_number_unsigned())
+        bad(fmt::format("'run'.'ops' = {} is not a whole number",
+                        r.contains("ops") ? r.at("ops").dump() : "(none)"));
+    if (!r.contains("seconds") || !r.at("seconds").is_number() ||
+        !(r.at("seconds").get<double>() > 0))
+        bad(fmt::format("'run'.'seconds' = {} is not a number > 0",
+                        r.contains("seconds") ? r.at("seconds").dump() : "(none)"));
+    if (!r.contains("seed") || !r.at("seed").is_number_unsigned())
+        bad("'run'.'seed' must be a whole number");
+    if (r.contains("warnings") && (!r.at("warnings").is_array() ||
+                                   !std::all_of(r.at("warnings").begin(), r.at("warnings").end(),
+                                                [](const json& w) { return w.is_string(); })))
+        bad(fmt::format("'run'.'warnings' = {} is not a list of texts", r.at("warnings").dump()));
+    // A sweep writes whole runs only: one cut short is dropped and run again.
+    if (r.contains("interrupted") && r.at("interrupted") != false)
+        bad(fmt::format("'run'.'interrupted' = {}: a sweep keeps only whole runs",
+                        r.at("interrupted").dump()));
+    // The throughput is the operations over the run's time (an extrapolated
+    // run's ops are extrapolated too), to the digits JSON keeps.
+    const double mops = r.at("mops").get<double>();
+    const double expect =
+        static_cast<double>(r.at("ops").get<std::uint64_t>()) / r.at("seconds").get<double>() / 1e6;
+    if (std::fabs(mops - expect) > 1e-9 * std::max(1.0, expect))
+        bad(fmt::format("'run'.'mops' = {} is not 'ops' / 'seconds' ({} Mops/s)", mops, expect));
+}
+
+// What the run says of itself must be its cell's: the same policy,
+// workload, kernel, threads, precheck and length; the same preset (a
+// machine file's runs carry the name inside the file).
+void check_run_in_cell(const json& r, const json& c)
+{
+    for (const char* k : {"policy", "workload", "kernel", "threads", "precheck"})
+        if (!r.contains(k) || r.at(k) != c.at(k))
+            bad(fmt::format("'run'.'{}' = {}, but its cell's is {}", k,
+                            r.contains(k) ? r.at(k).dump() : "(none)", c.at(k).dump()));
+    // A fixed amount of work (mutex --ops) ends the run when it is done.
+    const double seconds = r.at("seconds").get<double>();
+    const double cell_seconds = c.at("seconds").get<double>();
+    const bool finished_work = r.contains("work_ms") && r.at("work_ms").is_number();
+    if (finished_work ? seconds > cell_seconds : r.at("seconds") != c.at("seconds"))
+        bad(fmt::format("'run'.'seconds' = {}, but its cell's is {}{}", r.at("seconds").dump(),
+                        c.at("seconds").dump(),
+                        finished_work ? " (a run's work ends it no later)" : ""));
+    const std::string machine = c.at("machine").get<std::string>();
+    if (machine.rfind("file:", 0) != 0 && (!r.contains("machine") || r.at("machine") != machine))
+        bad(fmt::format("'run'.'machine' = {}, but its cell's is \"{}\"",
+                        r.contains("machine") ? r.at("machine").dump() : "(none)", machine));
 }
 
 }  // namespace
@@ -94,6 +142,7 @@ json parse_sweep_line(const std::string& line)
     if (!j.contains("run"))
         bad("no 'run'");
     check_run(j.at("run"));
+    check_run_in_cell(j.at("run"), j.at("cell"));
     return j;
 }
 

@@ -180,7 +180,8 @@ std::string calibration_table(const calibration_report& r)
                            ratio, row.note);
     }
     if (r.interrupted)
-        out += "interrupted by SIGINT: the rows above are those measured before it\n";
+        out += fmt::format("interrupted by {}: the rows above are those measured before it\n",
+                           stop_signal_name());
     if (!r.have_prctl)
         out += "no prctl(PR_FUTEX_HASH) on this kernel (Linux 6.17 or later): slot and SET_SLOTS rows left out\n";
     out += fmt::format("one FUTEX_WAKE (1 thread): real {:.0f} ns, sim {:.0f} ns; CONFIG_HZ={}\n", r.measured_wake_ns,

@@ -13,6 +13,7 @@
 
 #include "machine/kernel_sites.h"
 #include "machine/machine.h"
+#include "machine/strict_json.h"
 
 namespace futexsim {
 
@@ -205,10 +206,12 @@ machine parse_machine_json(const std::string& json_text, const std::string& orig
 {
     nlohmann::json j;
     try {
-        j = nlohmann::json::parse(json_text);
+        j = parse_strict_json(json_text);
     } catch (const nlohmann::json::exception& e) {  // bad syntax, or a number no double holds
         throw std::invalid_argument(
             fmt::format("machine file '{}' is not JSON: {}", origin, e.what()));
+    } catch (const std::invalid_argument& e) {  // a key twice, a number that reads as 0
+        throw std::invalid_argument(fmt::format("machine file '{}': {}", origin, e.what()));
     }
     if (!j.is_object())
         throw std::invalid_argument("machine file: the top level must be an object");

@@ -451,8 +451,9 @@ std::string probe_table(const probe_result& r)
     if (r.split.rounds > 0)
         out += split_table(r.split, r.ghz.median);
     if (r.interrupted)
-        out +=
-            "interrupted by SIGINT: the rows above are those measured before it; no file written\n";
+        out += fmt::format(
+            "interrupted by {}: the rows above are those measured before it; no file written\n",
+            r.stopped_by);
     return out;
 }
 

@@ -50,7 +50,8 @@ struct probe_result {
     std::optional<hold_window> hold;
     summary ghz;
     syscall_split split;
-    bool interrupted = false;  // SIGINT: what was measured before it
+    bool interrupted = false;           // SIGINT: what was measured before it
+    std::string stopped_by = "SIGINT";  // which stop signal, as the caller knows it
 };
 
 // Measures; `progress` (if given) hears one line per step. Checks

@@ -181,8 +181,9 @@ run_result run_real(const run_options& opt, backend b)
                                          "fewer threads than asked for (a --ramp-ms or thread creation as long as "
                                          "--seconds)",
                                          created_in_window, opt.threads));
+    warn_unfinished_work(r, ctx);
     if (r.interrupted)
-        r.warnings.push_back("interrupted by SIGINT");
+        r.warnings.push_back(fmt::format("interrupted by {}", stop_signal_name()));
     if (tp)
         for (const auto& w : tp->env().warnings())
             r.warnings.push_back(w);

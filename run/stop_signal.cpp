@@ -7,12 +7,15 @@ namespace futexsim {
 namespace {
 std::atomic<bool> sigint_flag{false};
 std::atomic<bool> stop_flag{false};
+std::atomic<int> first_signal{0};
+static_assert(std::atomic<int>::is_always_lock_free, "the handlers need a lock-free int");
 static_assert(std::atomic<bool>::is_always_lock_free, "the SIGINT handler needs a lock-free flag");
 bool handler_installed = false;  // main thread only
 struct sigaction previous;
 
 extern "C" void on_sigint(int)
 {
+    note_stop_signal(SIGINT);
     sigint_flag.store(true, std::memory_order_relaxed);
     stop_flag.store(true, std::memory_order_relaxed);
 }
@@ -37,6 +40,30 @@ void install_sigint_handler()
 std::atomic<bool>& sigint_received()
 {
     return sigint_flag;
+}
+
+void note_stop_signal(int sig)
+{
+    int none = 0;
+    first_signal.compare_exchange_strong(none, sig, std::memory_order_relaxed);
+}
+
+const char* stop_signal_name()
+{
+    switch (first_signal.load()) {
+    case SIGTERM:
+        return "SIGTERM";
+    case SIGHUP:
+        return "SIGHUP";
+    default:
+        return "SIGINT";
+    }
+}
+
+int stop_status()
+{
+    const int sig = first_signal.load();
+    return 128 + (sig ? sig : SIGINT);
 }
 
 std::atomic<bool>& stop_requested()

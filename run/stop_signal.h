@@ -14,6 +14,14 @@ namespace futexsim {
 void install_sigint_handler();
 // Set by SIGINT; stays set.
 std::atomic<bool>& sigint_received();
+// The first stop signal's number, from a handler (async-signal-safe): SIGINT's
+// handler records it, and cli/stop_signals' for SIGTERM and SIGHUP.
+void note_stop_signal(int sig);
+// "SIGINT", "SIGTERM" or "SIGHUP": the first stop signal (SIGINT when none
+// came, as for a closed progress stream), for what a stopped run says.
+const char* stop_signal_name();
+// 128 + the first stop signal (130 for SIGINT, or when none came).
+int stop_status();
 
 // A real run's stop: set by SIGINT, or by request_stop() (a worker failed);
 // each real run starts it from sigint_received() (sigint_scope).

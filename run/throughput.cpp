@@ -1,5 +1,7 @@
 #include "run/throughput.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <numeric>
@@ -44,6 +46,16 @@ void fill_throughput(run_result& r, const workload_context& ctx, const op_counte
             i + 1 == bins.size() ? last_bin_ms(bins.size(), seconds, interval_ms) : interval_ms;
         r.per_interval_mops.push_back(static_cast<double>(bins[i]) / (width_ms * 1e3));
     }
+}
+
+void warn_unfinished_work(run_result& r, const workload_context& ctx)
+{
+    if (ctx.work_ops == 0 || ctx.work_done_at >= 0 || r.interrupted)
+        return;
+    r.warnings.push_back(
+        fmt::format("--ops {}: {} of them done when the --seconds {} window ended: no work_ms, "
+                    "and mops covers the whole window (raise --seconds)",
+                    ctx.work_ops, r.ops, r.seconds));
 }
 
 }  // namespace futexsim

@@ -14,4 +14,8 @@ namespace futexsim {
 void fill_throughput(run_result& r, const workload_context& ctx, const op_counter& ops, double seconds,
                      int slots_now);
 
+// A fixed amount of work (--ops) that the run's --seconds did not see done:
+// a warning in `r`, since its mops then cover the window, not the work.
+void warn_unfinished_work(run_result& r, const workload_context& ctx);
+
 }  // namespace futexsim

@@ -118,7 +118,8 @@ void simulation::open_trace()
         sopt_.trace_path, proc_, ns(sopt_.trace_start_ms),
         ns(sopt_.trace_end_ms < 0 ? opt_.seconds * 1e3 : sopt_.trace_end_ms),
         fmt::format("futexsim {} {} threads={} policy={} seed={}", opt_.mach.name, opt_.workload,
-                    opt_.threads, opt_.policy, opt_.seed));
+                    opt_.threads, opt_.policy, opt_.seed),
+        sopt_.trace_max_bytes);
     both_.emplace(*tracer_, share_bins_);
 }
 
@@ -191,6 +192,9 @@ void simulation::measure(vtime simulated_to)
     const pivot_stats p = proc_.pivots();
     const auto* fph_now = proc_.mm().futex_phash.v;
     slots_now_ = fph_now && fph_now->hash_mask ? static_cast<int>(fph_now->hash_mask + 1) : 0;
+    // --ops: the run took until the work was done, as on the real backends.
+    if (const std::int64_t done = ctx_.work_done_at.load(); done >= 0 && !r.interrupted)
+        r.seconds = std::min(opt_.seconds, static_cast<double>(done) / 1e9);
     fill_throughput(r, ctx_, ops_, r.seconds, slots_now_);
     if (r.interrupted) {
         // Only the bins the run got into.
@@ -237,15 +241,23 @@ run_result simulation::finish(vtime simulated_to, std::chrono::steady_clock::tim
                            proc_.cache().stats().hits};
     r.trace_hash = eng.trace_hash();
     r.warnings = proc_.env().warnings;
+    warn_unfinished_work(r, ctx_);
     const std::vector<std::string> detected = watch_->warnings();
     r.warnings.insert(r.warnings.end(), detected.begin(), detected.end());
     if (watch_->stopped())
         r.warnings.push_back("stopped at the first warning (--fail-on-warning)");
     else if (r.interrupted)
-        r.warnings.push_back("interrupted by SIGINT");
+        r.warnings.push_back(fmt::format("interrupted by {}", stop_signal_name()));
     eng.set_observer(nullptr);
-    if (tracer_)
+    if (tracer_) {
         tracer_->finish(eng.now());
+        if (const vtime at = tracer_->capped_at(); at >= 0)
+            r.warnings.push_back(fmt::format("the trace reached its size cap ({} MiB) at {:.3f} "
+                                             "virtual ms and ends there; narrow it with "
+                                             "--trace-window or raise --trace-max-mb",
+                                             sopt_.trace_max_bytes >> 20,
+                                             static_cast<double>(at) / 1e6));
+    }
     r.wall_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - wall_start).count();
     return r;

@@ -27,6 +27,10 @@ struct sim_options {
     // trace_end_ms < 0: the end of the measured run.
     std::string trace_path;
     double trace_start_ms = 0, trace_end_ms = -1;
+    // Once the file holds this many bytes the trace ends (its open slices
+    // cut there) and the run warns; 0: no cap. A trace of many threads
+    // grows by tens of MB per virtual millisecond.
+    std::uint64_t trace_max_bytes = 0;
     // false: no fast path (engine_config::fast_paths); the same result,
     // byte for byte, only slower.
     bool fast_paths = true;

@@ -41,9 +41,9 @@ const char* instant_name(model::trace_kind k)
 }  // namespace
 
 trace_writer::trace_writer(const std::string& path, sim_process& proc, vtime start, vtime end,
-                           const std::string& process_name)
-    : path_(path), proc_(proc), start_(start), end_(end), ncpus_(proc.eng().mach().num_cpus()),
-      tracks_(ncpus_), named_(ncpus_ + 2, false)
+                           const std::string& process_name, std::uint64_t max_bytes)
+    : path_(path), proc_(proc), start_(start), end_(end), max_bytes_(max_bytes),
+      ncpus_(proc.eng().mach().num_cpus()), tracks_(ncpus_), named_(ncpus_ + 2, false)
 {
     f_ = std::fopen(path.c_str(), "w");
     if (!f_)
@@ -72,12 +72,19 @@ void trace_writer::flush(bool all)
     if (!all && buf_.size() < (1u << 20))
         return;
     std::fwrite(buf_.data(), 1, buf_.size(), f_);
+    written_ += buf_.size();
     buf_.clear();
 }
 
 void trace_writer::begin_event(char ph, unsigned tid, vtime t)
 {
     flush(false);
+    // At the cap the window closes here: later events fall outside it, and
+    // the slices still open are cut at this time (pop(), finish()).
+    if (max_bytes_ && ph != 'M' && capped_at_ < 0 && written_ + buf_.size() >= max_bytes_) {
+        capped_at_ = t;
+        end_ = std::min(end_, t);
+    }
     fmt::format_to(std::back_inserter(buf_), "{}{{\"ph\":\"{}\",\"pid\":{},\"tid\":{},\"ts\":", first_ ? "" : ",\n",
                    ph, pid, tid);
     first_ = false;

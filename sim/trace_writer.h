@@ -36,8 +36,10 @@ public:
 
     // Opens `path` and writes the header; throws std::invalid_argument
     // naming --trace if it cannot be written.
+    // Once `max_bytes` (0: no cap) are written the window ends at the
+    // event that reached it.
     trace_writer(const std::string& path, sim_process& proc, vtime start, vtime end,
-                 const std::string& process_name);
+                 const std::string& process_name, std::uint64_t max_bytes = 0);
     ~trace_writer() override;
     trace_writer(const trace_writer&) = delete;
     trace_writer& operator=(const trace_writer&) = delete;
@@ -45,6 +47,9 @@ public:
     // Closes every open slice at min(at, end) and completes the file;
     // throws std::runtime_error if it could not be written.
     void finish(vtime at);
+
+    // Where the size cap ended the trace, or -1 if it did not.
+    vtime capped_at() const { return capped_at_; }
 
     void cpu_enter(unsigned cpu, const task& t, vtime at) override;
     void cpu_leave(unsigned cpu, const task& t, vtime at) override;
@@ -84,6 +89,9 @@ private:
     std::string path_;
     sim_process& proc_;
     vtime start_, end_;
+    std::uint64_t max_bytes_;
+    std::uint64_t written_ = 0;  // bytes handed to f_ so far
+    vtime capped_at_ = -1;
     unsigned ncpus_;
     fmt::memory_buffer buf_;
     bool first_ = true;

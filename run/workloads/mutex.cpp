@@ -53,6 +53,7 @@ workload_def mutex_workload()
         const auto num_locks = ctx.whole_param("locks");
         const bool xchg = ctx.param("unlock") == "xchg";
         const std::uint64_t work_ops = ctx.whole_param("ops");
+        ctx.work_ops = work_ops;
         auto locks = std::make_shared<std::vector<std::uint64_t>>();
         for (std::uint64_t i = 0; i < num_locks; i++)
             locks->push_back(ctx.proc.alloc_futex_word(0));

@@ -29,6 +29,8 @@ struct workload_context {
     std::vector<unsigned> cpus;           // where threads may run
     std::atomic<bool> stopping = false;   // set at the end of the measured run: threads exit
     std::atomic<std::int64_t> work_done_at = -1;  // when a fixed amount of work (--ops) was finished
+    // That fixed amount, set by the workload's main; 0: it runs for --seconds.
+    std::uint64_t work_ops = 0;
     // Phases the workload announces (name, start, slots when it started).
     struct phase_mark {
         std::string name;

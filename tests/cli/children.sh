@@ -11,22 +11,7 @@ trap 'rm -rf "$dir"' EXIT
 fail=0
 bad() { echo "FAIL: $*"; fail=1; }
 
-descendants() {  # every process under $1, children first
-    local c
-    for c in $(pgrep -P "$1"); do
-        echo "$c"
-        descendants "$c"
-    done
-}
-# wait_for_grandchild PID: until PID has a process two levels down (a run).
-wait_for_runs() {
-    local i
-    for i in $(seq 1 600); do
-        [ "$(descendants "$1" | wc -l)" -ge "$2" ] && return 0
-        sleep 0.05
-    done
-    return 1
-}
+. "$(cd "$(dirname "$0")" && pwd)/process_tree.sh"
 # Long runs: each child takes seconds, so the signal lands while they run.
 # Each sweep has its own seeds, so that its runs (`futexsim run ... --seed
 # N`) can be found by their command line even once orphaned.

@@ -38,9 +38,9 @@ rc=$( { timeout 60 "$bin" run --threads 1 --seconds 0.001 --runs 3 2>"$dir/err";
 
 mkfifo "$dir/fifo"
 . "$(dirname "$0")/one_line_error.sh"
-check "--machine-file '$dir/fifo': is a FIFO, not a regular file" run --machine-file "$dir/fifo"
-check "--machine-file '$dir/fifo': is a FIFO" selftests --machine-file "$dir/fifo"
+check "--machine-file: '$dir/fifo' is a FIFO, not a regular file" run --machine-file "$dir/fifo"
+check "--machine-file: '$dir/fifo' is a FIFO" selftests --machine-file "$dir/fifo"
 check "--out '$dir/fifo': is a FIFO, not a regular file" probe --out "$dir/fifo"
-check "--machine-file '/dev/null': is a device" run --machine-file /dev/null
+check "--machine-file: '/dev/null' is a device" run --machine-file /dev/null
 check "directory" run --machine-file "$dir"
 exit $fail

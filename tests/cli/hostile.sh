@@ -59,17 +59,39 @@ cp oc.jsonl resume-oc.jsonl
 check "--out resume-oc.jsonl: line 1: 'run'.'outcome'" sweep "${grid[@]}" --out resume-oc.jsonl
 mutate mops.jsonl 'l[0]["run"]["mops"] = -5'
 check "'run'.'mops' = -5 is not a number >= 0" report mops.jsonl
+# Issue 49, item 5: a run that contradicts its cell or itself, each edit
+# refused by report and by the resume, naming the line and the field.
+i49=0
+refused() {  # refused EXPECT PYTHON
+    i49=$((i49 + 1))
+    mutate "i49-$i49.jsonl" "$2"
+    check "i49-$i49.jsonl line 1: $1" report "i49-$i49.jsonl"
+    cp "i49-$i49.jsonl" "resume-i49-$i49.jsonl"
+    check "--out resume-i49-$i49.jsonl: line 1: $1" sweep "${grid[@]}" --out "resume-i49-$i49.jsonl"
+}
+refused "'run'.'threads' = 5, but its cell's is 4" 'l[0]["run"]["threads"] = 5'
+refused "'run'.'seed' = 999" 'l[0]["run"]["seed"] = 999'
+refused "'run'.'machine' = \"epyc-9r45\", but its cell's is \"xeon-6975p-snc3\"" 'l[0]["run"]["machine"] = "epyc-9r45"'
+refused "'run'.'policy' = \"wait-for-new\", but its cell's is" 'l[0]["run"]["policy"] = "wait-for-new"'
+refused "'run'.'interrupted' = true: a sweep keeps only whole runs" 'l[0]["run"]["interrupted"] = True; l[0]["run"]["seconds"] = 0.001'
+refused "'run'.'warnings' = 7 is not a list of texts" 'l[0]["run"]["warnings"] = 7'
+refused "'run'.'ops' = -5 is not a whole number" 'l[0]["run"]["ops"] = -5'
+refused "'run'.'seconds' = 0 is not a number > 0" 'l[0]["run"]["seconds"] = 0'
+refused "'run'.'mops' = " 'l[0]["run"]["mops"] *= 50'
+refused "'run'.'mops' = 1e+308 is not 'ops' / 'seconds'" 'l[0]["run"]["mops"] = 1e308'
 mutate ci.jsonl 'l[0]["cell_index"] = 1'
 check "ci.jsonl" report ci.jsonl
 mutate arm.jsonl 'l[2]["cell"]["arm"] = "global"'
 check "arm.jsonl" report arm.jsonl
-mutate dup.jsonl 'd = json.loads(json.dumps(l[0])); d["run"]["mops"] = 1.5; l.append(d)'
+mutate dup.jsonl 'd = json.loads(json.dumps(l[0])); d["run"]["ops"] += 1; d["run"]["mops"] = d["run"]["ops"] / d["run"]["seconds"] / 1e6; l.append(d)'
 check "dup.jsonl line 5: run 0 is already in with other content" report dup.jsonl
 # Item 9: resume of a line without its run, or edited to another cell.
 mutate norun.jsonl 'del l[0]["run"]'
 check "--out norun.jsonl: line 1: no 'run'" sweep "${grid[@]}" --out norun.jsonl
 mutate other.jsonl 'l[0]["cell"]["threads"] = 8'
-check "--out other.jsonl: line 1 does not match run 0 of this grid" sweep "${grid[@]}" --out other.jsonl
+check "--out other.jsonl: line 1: 'run'.'threads' = 4, but its cell's is 8" sweep "${grid[@]}" --out other.jsonl
+mutate other2.jsonl 'l[0]["cell"]["threads"] = 8; l[0]["run"]["threads"] = 8'
+check "--out other2.jsonl: line 1 does not match run 0 of this grid" sweep "${grid[@]}" --out other2.jsonl
 cmp -s norun.jsonl <(mutate /dev/stdout 'del l[0]["run"]') || { echo "FAIL: a refused resume changed its file"; fail=1; }
 # The unchanged file still reports, and overlapping copies of it merge.
 "$bin" report good.jsonl good.jsonl >/dev/null || { echo "FAIL: report of two copies of one file"; fail=1; }
@@ -92,9 +114,9 @@ check "--out '/tmp': is a directory" sweep "${grid[@]}" --out /tmp
 check "--out '/dev/full': is a device" sweep "${grid[@]}" --out /dev/full
 check "--out '/dev/zero': is a device" sweep "${grid[@]}" --out /dev/zero
 check "--out 'fifo': is a FIFO" sweep "${grid[@]}" --out fifo
-check "--machine-file '/dev/zero': is a device" run --machine-file /dev/zero --seconds 0.001
-check "--machine-file 'fifo': is a FIFO" run --machine-file fifo --seconds 0.001
-check "--machine-file 'fifo': is a FIFO" selftests --machine-file fifo
+check "--machine-file: '/dev/zero' is a device" run --machine-file /dev/zero --seconds 0.001
+check "--machine-file: 'fifo' is a FIFO" run --machine-file fifo --seconds 0.001
+check "--machine-file: 'fifo' is a FIFO" selftests --machine-file fifo
 check "--machine-file 'fifo': is a FIFO" sweep --machine-file fifo --out x.jsonl
 check "--machine-file '$dir': is a directory" sensitivity --machine-file "$dir" --out-dir sens
 check "--trace '/dev/full': is a device" run --seconds 0.001 --trace /dev/full

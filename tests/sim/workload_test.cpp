@@ -117,4 +117,22 @@ TEST_CASE("mutex --ops: a fixed amount of work reports how long it took", "[work
     CHECK(r.ops == 2000);
     REQUIRE(r.work_ms > 0);
     CHECK(r.work_ms < 50);
+    // As on the real backends: the run lasted as long as the work, and its
+    // rate is over that time, not over --seconds.
+    CHECK(r.seconds == Approx(r.work_ms / 1e3));
+    CHECK(r.mops == Approx(2000 / r.seconds / 1e6));
+    CHECK(r.warnings.empty());
+}
+
+TEST_CASE("mutex --ops: work that --seconds does not see done says so", "[workload]")
+{
+    run_options o = xeon_run("mutex", 4, 0.0002);
+    o.params.set("ops", "1000000");
+    o.presize = 16;
+    const run_result r = simulate(o);
+    CHECK(r.ops < 1000000);
+    CHECK(r.work_ms < 0);
+    CHECK(r.seconds == 0.0002);
+    REQUIRE(r.warnings.size() == 1);
+    CHECK(r.warnings[0].find("--ops 1000000") != std::string::npos);
 }

@@ -109,8 +109,8 @@ vm=($py "$x/vm/run" --busybox "$dir/busybox" --futexsim "$dir/no-futexsim" --cac
 one_line "--write-initramfs /nonexist/x: no such folder" "${vm[@]}" --write-initramfs /nonexist/x
 one_line "--write-initramfs /dev/full: cannot write: No space left on device" "${vm[@]}" --write-initramfs /dev/full
 one_line "--write-initramfs /tmp: is a directory" "${vm[@]}" --write-initramfs /tmp
-one_line "argument --timeout: takes seconds from 0 to 86400, not '0'" $py "$x/vm/beside" --timeout 0
-one_line "argument --timeout: takes seconds from 0 to 86400, not 'nan'" $py "$x/vm/beside" --timeout nan
+one_line "argument --timeout: takes seconds, more than 0 and at most 86400, not '0'" $py "$x/vm/beside" --timeout 0
+one_line "argument --timeout: takes seconds, more than 0 and at most 86400, not 'nan'" $py "$x/vm/beside" --timeout nan
 
 # --- run_all and results files cut short ---------------------------------
 # A study not asked for (--only tiny) is not read but by `futexsim report`,

@@ -62,7 +62,7 @@ def positive_seconds(text):
     except ValueError:
         v = -1
     if not 0 < v <= 86400 or text.strip().lower() in ("nan", "inf"):
-        raise argparse.ArgumentTypeError(f"takes seconds from 0 to 86400, not {text!r}")
+        raise argparse.ArgumentTypeError(f"takes seconds, more than 0 and at most 86400, not {text!r}")
     return v
 
 

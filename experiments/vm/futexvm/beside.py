@@ -29,7 +29,9 @@ COMMAND_TIMEOUT_S = 120
 SELFTESTS = ["futex_requeue", "futex_wait_timeout", "futex_wait_wouldblock", "futex_requeue_pi"]
 # The kernel a policy's patch builds (experiments/kernel/build-kernel) and
 # the model's policy of the same name; stock is Debian's own image.
-POLICIES = ["stock", "wait-for-new", "rwsem-gate"]
+# rwsem-gate-v1 is rwsem-gate's patch as first booted, before its
+# requeue-PI fix (docs/findings.md, "rwsem-gate and requeue-PI").
+POLICIES = ["stock", "wait-for-new", "rwsem-gate-v1", "rwsem-gate"]
 
 
 def machine_file(cpus):

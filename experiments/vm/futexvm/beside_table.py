@@ -9,7 +9,7 @@ from . import selftest_output
 
 BEGIN = "<!-- beside-table: begin (experiments/vm/beside --update-doc docs/vm.md) -->"
 END = "<!-- beside-table: end -->"
-POLICY_ORDER = {"stock": 0, "wait-for-new": 1, "rwsem-gate": 2}
+POLICY_ORDER = {"stock": 0, "wait-for-new": 1, "rwsem-gate-v1": 2, "rwsem-gate": 3}
 
 
 def load(directory):

@@ -168,6 +168,35 @@ class Table(unittest.TestCase):
                 beside_table.update_doc(path, "t\n")
 
 
+class OtherSelftests(unittest.TestCase):
+    """--selftests all: the tests the model has no case of get the kernel's
+    own verdict and a line saying what the model lacks."""
+
+    def test_their_rows(self):
+        rec = record([32], [32], ["ok 1 global.requeue_single"], 8)
+        rec["selftests"] = ["futex_requeue", "futex_waitv", "futex_numa", "robust_list"]
+        rec["real"] += [
+            {"kind": "selftest", "test": "futex_waitv", "rc": 0,
+             "cases": selftest_output.parse("futex_waitv", ["ok 1 a", "ok 2 b"], 0)},
+            {"kind": "selftest", "test": "futex_waitv", "rc": 1,
+             "cases": selftest_output.parse("futex_waitv", ["ok 1 a", "not ok 2 b"], 1)},
+            {"kind": "selftest", "test": "futex_numa", "rc": 0, "cases": selftest_output.parse("futex_numa", [], 0)},
+            {"kind": "selftest", "test": "robust_list", "missing": True}]
+        text = beside_table.render([rec])
+        self.assertIn("| 8 vCPUs | stock | futex_waitv | all 2 ok on 1 of 2; failed: b (1) | **1 of 2** | "
+                      "none: futex_waitv() is not modelled |", text)
+        self.assertIn("| futex_numa | exit status 0 on 1 of 1 (no TAP lines) | all |", text)
+        self.assertIn("| robust_list | no report | - |", text)
+        # Not a row of its own: the model has futex_requeue.
+        self.assertNotIn("| futex_requeue | ", text.split("Every other futex selftest")[1])
+
+    def test_a_record_of_the_four_has_no_such_section(self):
+        self.assertNotIn("Every other futex selftest", beside_table.render([record([32], [32], [], 8)]))
+
+    def test_every_program_says_what_the_model_has(self):
+        self.assertEqual(set(beside_table.NOT_IN_MODEL) | set(beside.SELFTESTS), set(selftests.PROGRAMS))
+
+
 class Errors(unittest.TestCase):
     def beside(self, *args):
         return subprocess.run([sys.executable, os.path.join(vmtest.VM_DIR, "beside"), *args],
@@ -175,7 +204,9 @@ class Errors(unittest.TestCase):
 
     def test_bad_input_is_one_line_and_status_2(self):
         for args, needle in [(["--cpus", "3"], "qemu-tcg-3.json"), (["--threads", "x"], "--threads"),
-                             (["--policy", "nope"], "--policy"), (["--long-seconds", "100"], "--long-seconds")]:
+                             (["--policy", "nope"], "--policy"), (["--long-seconds", "100"], "--long-seconds"),
+                             (["--selftests", "futex_nope"], "unknown selftest 'futex_nope'"),
+                             (["--selftests", "futex_wait,futex_wait"], "named twice")]:
             r = self.beside(*args)
             self.assertEqual(r.returncode, 2, args)
             self.assertEqual(len(r.stderr.strip().splitlines()), 1, r.stderr)

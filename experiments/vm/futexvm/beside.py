@@ -59,7 +59,7 @@ def plan(a):
         cmd = (f"timeout {COMMAND_TIMEOUT_S} futexsim run --backend kernel --workload {r['workload']} "
                f"--threads {r['threads']} --seconds {r['seconds']:g} --json")
         plan.append({"kind": "run", **r, "command": cmd})
-    for name in SELFTESTS:
+    for name in a.selftests:
         for _ in range(a.selftest_repeats):
             plan.append({"kind": "selftest", "test": name, "command": f"timeout {COMMAND_TIMEOUT_S} {name}"})
     return plan
@@ -217,6 +217,7 @@ def record(a, policy, image, guest_text, guest_rc, wall_s):
         "guest_notes": [ln for ln in guest_text.splitlines()
                         if ln.startswith("vm: ") and not ln.startswith(("vm: booting", "vm: TCG emulates"))],
         "machine_file": os.path.relpath(machine_file(a.cpus), REPO),
+        "selftests": list(a.selftests),
         "model_runs": a.model_runs,
         "model_selftest_runs": a.model_selftest_runs,
         "real": real_results(steps, guest_text),

@@ -10,7 +10,7 @@ import sys
 import tempfile
 import time
 
-from . import beside, beside_table, children, cli
+from . import beside, beside_table, children, cli, selftests
 
 DESCRIPTION = """\
 Runs one kernel in one guest beside the model (issue 29, docs/vm.md "Beside the model").
@@ -56,6 +56,19 @@ def thread_list(text):
     return values
 
 
+def selftest_list(text):
+    if text == "all":
+        return list(selftests.PROGRAMS)
+    names = text.split(",")
+    for n in names:
+        if n not in selftests.PROGRAMS:
+            raise argparse.ArgumentTypeError(
+                f"unknown selftest {n!r} (known: {', '.join(selftests.PROGRAMS)}, or all)")
+    if len(set(names)) != len(names):
+        raise argparse.ArgumentTypeError(f"a selftest is named twice in {text!r}")
+    return names
+
+
 def count(lo, hi):
     return cli.positive_int("", lo, hi)
 
@@ -76,6 +89,10 @@ def parse_args(argv):
     p.add_argument("--pc-threads", type=thread_list, metavar="LIST",
                    help="reproducer 2's thread counts (default N,4N)")
     p.add_argument("--repeats", type=count(1, 20), default=2, metavar="K", help="guest runs per thread count (default 2)")
+    p.add_argument("--selftests", type=selftest_list, default=list(beside.SELFTESTS), metavar="LIST",
+                   help="the selftests the guest runs: a comma-separated list or 'all' (every program of "
+                        "tools/testing/selftests/futex/functional, as experiments/vm/run builds them); default "
+                        + ",".join(beside.SELFTESTS) + ", the ones the model has")
     p.add_argument("--selftest-repeats", type=count(1, 20), default=4, metavar="K", help="runs per selftest (default 4)")
     p.add_argument("--model-runs", type=count(1, 64), default=3, metavar="K", help="model seeds per row (default 3)")
     p.add_argument("--model-selftest-runs", type=count(1, 64), default=8, metavar="K",
@@ -83,7 +100,7 @@ def parse_args(argv):
     p.add_argument("--accel", choices=["auto", "kvm", "tcg"], default="auto",
                    help="passed to experiments/vm/run (default auto: KVM if it boots, else TCG)")
     p.add_argument("--timeout", type=cli.positive_seconds, default=1800, metavar="S",
-                   help="end the guest after S s, 0 to 86400 (default 1800)")
+                   help="end the guest after S s, more than 0 and at most 86400 (default 1800)")
     p.add_argument("--cache", metavar="DIR", help="the kernel cache (default: experiments/kernel/fetch --print-cache)")
     p.add_argument("--futexsim", default=beside.FUTEXSIM, metavar="FILE", help="futexsim for guest and model")
     p.add_argument("--out", default=os.path.join(beside.REPO, "experiments", "results", "vm"), metavar="DIR",

@@ -23,7 +23,8 @@ void sim_process::on_trace(const model::trace_point& tp)
     if (pivot_stats::is_ref_get(tp.kind))
         return;  // too many to hash: every futex operation has one
     eng_.mix_trace((static_cast<std::uint64_t>(tp.kind) << 56) ^
-                   (static_cast<std::uint64_t>(tp.slots) << 24) ^ static_cast<std::uint64_t>(eng_.now()));
+                   (static_cast<std::uint64_t>(tp.slots) << 24) ^
+                   static_cast<std::uint64_t>(eng_.now()));
 }
 
 std::uint64_t sim_process::alloc_futex_word(std::uint32_t initial)
@@ -93,10 +94,7 @@ void sim_process::sys_nanosleep(vtime ns)
     sys_exit();
 }
 
-void sim_process::user_work(vtime ns)
-{
-    eng_.charge(ns);
-}
+void sim_process::user_work(vtime ns) { eng_.charge(ns); }
 
 int sim_process::sys_futex_wake(std::uint64_t uaddr, int nr_wake)
 {
@@ -106,7 +104,8 @@ int sim_process::sys_futex_wake(std::uint64_t uaddr, int nr_wake)
 int sim_process::sys_futex_wake(std::uint64_t uaddr, int nr_wake, int opflags)
 {
     sys_enter("FUTEX_WAKE");
-    const int ret = futex_.futex_wake(uaddr, nr_wake, model::FUTEX_BITSET_MATCH_ANY, model::futex_to_flags(opflags));
+    const int ret = futex_.futex_wake(uaddr, nr_wake, model::FUTEX_BITSET_MATCH_ANY,
+                                      model::futex_to_flags(opflags));
     sys_exit();
     return ret;
 }
@@ -116,7 +115,8 @@ int sim_process::sys_futex_wait(std::uint64_t uaddr, std::uint32_t val, long tim
     return sys_futex_wait(uaddr, val, timeout_ns, model::FUTEX_PRIVATE_FLAG);
 }
 
-int sim_process::sys_futex_wait(std::uint64_t uaddr, std::uint32_t val, long timeout_ns, int opflags)
+int sim_process::sys_futex_wait(std::uint64_t uaddr, std::uint32_t val, long timeout_ns,
+                                int opflags)
 {
     sys_enter("FUTEX_WAIT");
     const int ret = futex_.futex_wait(uaddr, val, timeout_ns, model::FUTEX_BITSET_MATCH_ANY,
@@ -125,11 +125,12 @@ int sim_process::sys_futex_wait(std::uint64_t uaddr, std::uint32_t val, long tim
     return ret;
 }
 
-int sim_process::sys_futex_wake_op(std::uint64_t uaddr1, std::uint64_t uaddr2, int nr_wake, int nr_wake2,
-                                   int op)
+int sim_process::sys_futex_wake_op(std::uint64_t uaddr1, std::uint64_t uaddr2, int nr_wake,
+                                   int nr_wake2, int op)
 {
     sys_enter("FUTEX_WAKE_OP");
-    const int ret = futex_.futex_wake_op(uaddr1, uaddr2, nr_wake, nr_wake2, static_cast<std::uint32_t>(op));
+    const int ret =
+        futex_.futex_wake_op(uaddr1, uaddr2, nr_wake, nr_wake2, static_cast<std::uint32_t>(op));
     sys_exit();
     return ret;
 }
@@ -137,7 +138,8 @@ int sim_process::sys_futex_wake_op(std::uint64_t uaddr1, std::uint64_t uaddr2, i
 int sim_process::sys_futex_cmp_requeue(std::uint64_t uaddr1, std::uint64_t uaddr2, int nr_wake,
                                        int nr_requeue, std::uint32_t cmpval)
 {
-    return sys_futex_cmp_requeue(uaddr1, uaddr2, nr_wake, nr_requeue, cmpval, model::FUTEX_PRIVATE_FLAG);
+    return sys_futex_cmp_requeue(uaddr1, uaddr2, nr_wake, nr_requeue, cmpval,
+                                 model::FUTEX_PRIVATE_FLAG);
 }
 
 int sim_process::sys_futex_cmp_requeue(std::uint64_t uaddr1, std::uint64_t uaddr2, int nr_wake,
@@ -155,7 +157,7 @@ void sim_process::thread_exit()
     const std::uint64_t tid = tid_word_[eng_.current().id];
     sys_enter("exit");
     eng_.charge(static_cast<vtime>(eng_.mach().thread_exit_ns));  // do_exit() up to exit_mm()
-    env_.atomic_set(*env_.user_word(tid), 0u);  // put_user(0, clear_child_tid)
+    env_.atomic_set(*env_.user_word(tid), 0u);                    // put_user(0, clear_child_tid)
     // The kernel's mm_release() wakes without FUTEX_PRIVATE_FLAG and glibc
     // joins with LLL_SHARED (a shared key); here both stay private, as every
     // recorded result was made (docs/kernel-map.md, "Shared keys").
@@ -190,7 +192,8 @@ void sim_process::mmap_write_lock_unlock()
     env_.atomic_inc(mm().mm_lock_seq);
 }
 
-task& sim_process::sys_clone(std::string name, std::vector<unsigned> allowed, std::function<void()> body)
+task& sim_process::sys_clone(std::string name, std::vector<unsigned> allowed,
+                             std::function<void()> body)
 {
     // pthread_create() maps the new thread's stack and protects its guard
     // page before it calls clone(): two mmap_lock write sections, each
@@ -213,6 +216,5 @@ task& sim_process::sys_clone(std::string name, std::vector<unsigned> allowed, st
     sys_exit();
     return child;
 }
-
 
 }  // namespace futexsim::sim

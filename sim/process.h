@@ -9,15 +9,15 @@
 #include <string>
 #include <vector>
 
+#include "machine/machine.h"
 #include "model/core.h"
 #include "run/model_process.h"
 #include "run/pivot_stats.h"
+#include "run/workloads/workload_process.h"
 #include "sim/cache.h"
 #include "sim/engine.h"
-#include "machine/machine.h"
 #include "sim/rcu.h"
 #include "sim/sim_env.h"
-#include "run/workloads/workload_process.h"
 
 namespace futexsim::sim {
 
@@ -53,16 +53,16 @@ public:
     int sys_futex_wait(std::uint64_t uaddr, std::uint32_t val, long timeout_ns = -1) override;
     int sys_futex_wake_op(std::uint64_t uaddr1, std::uint64_t uaddr2, int nr_wake, int nr_wake2,
                           int op) override;
-    int sys_futex_cmp_requeue(std::uint64_t uaddr1, std::uint64_t uaddr2, int nr_wake, int nr_requeue,
-                              std::uint32_t cmpval) override;
+    int sys_futex_cmp_requeue(std::uint64_t uaddr1, std::uint64_t uaddr2, int nr_wake,
+                              int nr_requeue, std::uint32_t cmpval) override;
     // The same calls with the op's FUTEX_PRIVATE_FLAG as the caller passes it
     // (`opflags`: FUTEX_PRIVATE_FLAG or 0), as the kernel's selftests do; the
     // overrides above are FUTEX_PRIVATE_FLAG. Without it the key is shared
     // (FUT_OFF_MMSHARED) and the call uses the global hash.
     int sys_futex_wake(std::uint64_t uaddr, int nr_wake, int opflags);
     int sys_futex_wait(std::uint64_t uaddr, std::uint32_t val, long timeout_ns, int opflags);
-    int sys_futex_cmp_requeue(std::uint64_t uaddr1, std::uint64_t uaddr2, int nr_wake, int nr_requeue,
-                              std::uint32_t cmpval, int opflags);
+    int sys_futex_cmp_requeue(std::uint64_t uaddr1, std::uint64_t uaddr2, int nr_wake,
+                              int nr_requeue, std::uint32_t cmpval, int opflags);
     int sys_prctl_futex_hash(unsigned long op, unsigned long arg) override;
     // pthread_create(): clone() runs copy_process() in the parent, then the
     // child starts on one of `allowed`.
@@ -78,13 +78,13 @@ public:
     // Charge user-mode work to the calling task.
     void user_work(vtime ns) override;
     // workload_process: sys_clone() without the task; the engine's clock; the seed's generator.
-    void spawn_thread(std::string name, std::vector<unsigned> cpus, std::function<void()> body) override
+    void spawn_thread(std::string name, std::vector<unsigned> cpus,
+                      std::function<void()> body) override
     {
         sys_clone(std::move(name), std::move(cpus), std::move(body));
     }
     std::int64_t now_ns() override { return eng_.now(); }
     double random_uniform() override { return workload_rng_.uniform(); }
-
 
 private:
     void on_trace(const model::trace_point& tp);
@@ -98,7 +98,7 @@ private:
     cache_model cache_;
     rcu_sim rcu_;
     sim_env env_;
-    model_process<sim_env> futex_;  // after env_: freed before it
+    model_process<sim_env> futex_;         // after env_: freed before it
     std::vector<std::uint64_t> tid_word_;  // by task id; 0: none
     std::vector<std::uint32_t> children_;  // task ids, in creation order
     pivot_stats stats_;

@@ -1,5 +1,5 @@
-#include "run/run_checks.h"
 #include "sim/selftests.h"
+#include "run/run_checks.h"
 
 #include <fmt/format.h>
 
@@ -15,13 +15,14 @@
 namespace futexsim::sim {
 
 namespace {
-constexpr long waiter_timeout_ns = 30'000'000;    // futex_requeue's timeout_ns: 30 ms
-constexpr vtime wake_wait_ns = 10'000'000;        // WAKE_WAIT_US: 10 ms
-constexpr long single_call_timeout_ns = 100'000;  // futex_wait_timeout's and _wouldblock's timeout_ns: 100 us
-constexpr int handshake_waiters = 10;             // futex_requeue_pi's THREAD_MAX
-constexpr vtime handshake_poll_ns = 1'000'000;    // the waker's usleep(1000)
+constexpr long waiter_timeout_ns = 30'000'000;  // futex_requeue's timeout_ns: 30 ms
+constexpr vtime wake_wait_ns = 10'000'000;      // WAKE_WAIT_US: 10 ms
+constexpr long single_call_timeout_ns =
+    100'000;                           // futex_wait_timeout's and _wouldblock's timeout_ns: 100 us
+constexpr int handshake_waiters = 10;  // futex_requeue_pi's THREAD_MAX
+constexpr vtime handshake_poll_ns = 1'000'000;      // the waker's usleep(1000)
 constexpr long blocker_timeout_ns = 1'000'000'000;  // ours: the real blocker waits for ever
-constexpr int shared = 0;                         // an op without FUTEX_PRIVATE_FLAG
+constexpr int shared = 0;                           // an op without FUTEX_PRIVATE_FLAG
 constexpr int private_ = model::FUTEX_PRIVATE_FLAG;
 
 void set_up(sim_process& proc, const selftest_options& opt)
@@ -62,19 +63,22 @@ wait_call_result run_single_wait(const machine& m, const selftest_options& opt, 
     const std::uint64_t idle = proc.alloc_futex_word(0);
 
     wait_call_result r;
-    eng.spawn("main", cpus, [&] {
-        for (unsigned i = 0; i < pool; i++)
-            proc.sys_clone("worker", cpus, [&] {
-                proc.sys_futex_wait(idle, 0);
-                proc.thread_exit();
-            });
-        const vtime start = eng.now();
-        r.ret = proc.sys_futex_wait(f1, expected, single_call_timeout_ns, opflags);
-        r.elapsed_ns = eng.now() - start;
-        proc.user_store(idle, 1);
-        proc.sys_futex_wake(idle, INT_MAX);
-        proc.join_all();
-    }, 0);
+    eng.spawn(
+        "main", cpus,
+        [&] {
+            for (unsigned i = 0; i < pool; i++)
+                proc.sys_clone("worker", cpus, [&] {
+                    proc.sys_futex_wait(idle, 0);
+                    proc.thread_exit();
+                });
+            const vtime start = eng.now();
+            r.ret = proc.sys_futex_wait(f1, expected, single_call_timeout_ns, opflags);
+            r.elapsed_ns = eng.now() - start;
+            proc.user_store(idle, 1);
+            proc.sys_futex_wake(idle, INT_MAX);
+            proc.join_all();
+        },
+        0);
     eng.run_until(2'000'000'000);
     return r;
 }
@@ -100,22 +104,26 @@ requeue_result run_futex_requeue(const machine& m, const selftest_options& opt, 
     const std::uint64_t f1 = proc.alloc_futex_word(0);
     const std::uint64_t f2 = proc.alloc_futex_word(0);
 
-    eng.spawn("main", cpus, [&] {
-        for (unsigned i = 0; i < waiters; i++)
-            proc.sys_clone("waiter", cpus, [&] {
-                proc.sys_futex_wait(f1, 0, waiter_timeout_ns, shared);  // futex_wait(f1, *f1, &to, 0)
-                proc.thread_exit();
-            });
-        proc.sys_nanosleep(wake_wait_ns);  // usleep(WAKE_WAIT_US)
-        if (waiters == 1) {
-            r.requeued = proc.sys_futex_cmp_requeue(f1, f2, 0, 1, 0, shared);
-            r.woken = proc.sys_futex_wake(f2, 1, shared);
-        } else {
-            r.requeued = proc.sys_futex_cmp_requeue(f1, f2, 3, 7, 0, shared);
-            r.woken = proc.sys_futex_wake(f2, INT_MAX, shared);
-        }
-        proc.join_all();
-    }, 0);
+    eng.spawn(
+        "main", cpus,
+        [&] {
+            for (unsigned i = 0; i < waiters; i++)
+                proc.sys_clone("waiter", cpus, [&] {
+                    proc.sys_futex_wait(f1, 0, waiter_timeout_ns,
+                                        shared);  // futex_wait(f1, *f1, &to, 0)
+                    proc.thread_exit();
+                });
+            proc.sys_nanosleep(wake_wait_ns);  // usleep(WAKE_WAIT_US)
+            if (waiters == 1) {
+                r.requeued = proc.sys_futex_cmp_requeue(f1, f2, 0, 1, 0, shared);
+                r.woken = proc.sys_futex_wake(f2, 1, shared);
+            } else {
+                r.requeued = proc.sys_futex_cmp_requeue(f1, f2, 3, 7, 0, shared);
+                r.woken = proc.sys_futex_wake(f2, INT_MAX, shared);
+            }
+            proc.join_all();
+        },
+        0);
     eng.run_until(2'000'000'000);
     return r;
 }
@@ -129,51 +137,59 @@ handshake_result run_futex_requeue_pi_handshake(const machine& m, const selftest
     int waiters_blocked = 0;  // the test's atomic counter; one OS thread runs every fiber
 
     handshake_result r;
-    eng.spawn("main", cpus, [&] {
-        proc.sys_clone("blocker", cpus, [&] {
-            // futex_wait(&wake_complete, wake_complete, NULL, FUTEX_PRIVATE_FLAG)
-            r.blocker = proc.sys_futex_wait(wake_complete, 0, blocker_timeout_ns, private_);
-            proc.thread_exit();
-        });
-        for (int i = 0; i < handshake_waiters; i++)
-            proc.sys_clone("waiter", cpus, [&, i] {
-                proc.sys_nanosleep(handshake_poll_ns * i);  // usleep(1000 * id)
-                waiters_blocked++;
-                proc.sys_futex_wait(f1, 0, -1, private_);  // where futex_wait_requeue_pi(&f1, ...) is
+    eng.spawn(
+        "main", cpus,
+        [&] {
+            proc.sys_clone("blocker", cpus, [&] {
+                // futex_wait(&wake_complete, wake_complete, NULL, FUTEX_PRIVATE_FLAG)
+                r.blocker = proc.sys_futex_wait(wake_complete, 0, blocker_timeout_ns, private_);
                 proc.thread_exit();
             });
-        proc.sys_clone("waker", cpus, [&] {
+            for (int i = 0; i < handshake_waiters; i++)
+                proc.sys_clone("waiter", cpus, [&, i] {
+                    proc.sys_nanosleep(handshake_poll_ns * i);  // usleep(1000 * id)
+                    waiters_blocked++;
+                    proc.sys_futex_wait(f1, 0, -1,
+                                        private_);  // where futex_wait_requeue_pi(&f1, ...) is
+                    proc.thread_exit();
+                });
+            proc.sys_clone("waker", cpus, [&] {
+                while (waiters_blocked < handshake_waiters)
+                    proc.sys_nanosleep(handshake_poll_ns);
+                proc.sys_nanosleep(handshake_poll_ns);
+                r.woken = proc.sys_futex_wake(wake_complete, 1,
+                                              private_);  // futex_wake(&wake_complete, 1, ...)
+                proc.thread_exit();
+            });
+            // The waiters' own wake-up (the requeue and the PI unlocks in the
+            // real test), after the waker is done: release and join everyone.
             while (waiters_blocked < handshake_waiters)
                 proc.sys_nanosleep(handshake_poll_ns);
-            proc.sys_nanosleep(handshake_poll_ns);
-            r.woken = proc.sys_futex_wake(wake_complete, 1, private_);  // futex_wake(&wake_complete, 1, ...)
-            proc.thread_exit();
-        });
-        // The waiters' own wake-up (the requeue and the PI unlocks in the
-        // real test), after the waker is done: release and join everyone.
-        while (waiters_blocked < handshake_waiters)
-            proc.sys_nanosleep(handshake_poll_ns);
-        proc.sys_nanosleep(4 * handshake_poll_ns);
-        proc.user_store(f1, 1);
-        proc.sys_futex_wake(f1, INT_MAX, private_);
-        proc.join_all();
-    }, 0);
+            proc.sys_nanosleep(4 * handshake_poll_ns);
+            proc.user_store(f1, 1);
+            proc.sys_futex_wake(f1, INT_MAX, private_);
+            proc.join_all();
+        },
+        0);
     eng.run_until(3'000'000'000);
     return r;
 }
 
-wait_call_result run_futex_wait_timeout(const machine& m, const selftest_options& opt, unsigned pool)
+wait_call_result run_futex_wait_timeout(const machine& m, const selftest_options& opt,
+                                        unsigned pool)
 {
     return run_single_wait(m, opt, pool, 0, shared);  // futex_wait(&f1, f1, &to, 0)
 }
 
-wait_call_result run_futex_wait_wouldblock(const machine& m, const selftest_options& opt, unsigned pool)
+wait_call_result run_futex_wait_wouldblock(const machine& m, const selftest_options& opt,
+                                           unsigned pool)
 {
-    return run_single_wait(m, opt, pool, 1, private_);  // futex_wait(&f1, f1+1, &to, FUTEX_PRIVATE_FLAG)
+    return run_single_wait(m, opt, pool, 1,
+                           private_);  // futex_wait(&f1, f1+1, &to, FUTEX_PRIVATE_FLAG)
 }
 
-std::vector<selftest_case_summary> run_selftests(const machine& m, const selftest_options& opt, unsigned runs,
-                                                 bool (*stop)())
+std::vector<selftest_case_summary> run_selftests(const machine& m, const selftest_options& opt,
+                                                 unsigned runs, bool (*stop)())
 {
     std::vector<selftest_case_summary> out = {
         {"futex_requeue", "requeue_single", "shared", 0, 0, {}, 0},

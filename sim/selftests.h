@@ -57,8 +57,10 @@ struct wait_call_result {
 // parked on another word, FUTEX_WAIT_PRIVATE), so that with pool >= 5 on a
 // machine of 5 or more CPUs a pivot is pending, and a policy that gates
 // waits shows what its gate does to the call. pool = 0 is the real test.
-wait_call_result run_futex_wait_timeout(const machine& m, const selftest_options& opt, unsigned pool);
-wait_call_result run_futex_wait_wouldblock(const machine& m, const selftest_options& opt, unsigned pool);
+wait_call_result run_futex_wait_timeout(const machine& m, const selftest_options& opt,
+                                        unsigned pool);
+wait_call_result run_futex_wait_wouldblock(const machine& m, const selftest_options& opt,
+                                           unsigned pool);
 
 // futex_requeue_pi's `owner` variants without the PI calls: the wake-up
 // handshake between the third-party blocker and the waker, which the real
@@ -85,9 +87,9 @@ handshake_result run_futex_requeue_pi_handshake(const machine& m, const selftest
 // One selftest case run over seeds opt.seed, opt.seed + 1, ...: how many
 // runs passed, and what each run's calls returned.
 struct selftest_case_summary {
-    std::string test;     // the selftest binary: futex_requeue, ...
-    std::string name;     // the case within it: requeue_multiple, ...
-    std::string keys;     // "shared" or "private": how the case's calls are keyed
+    std::string test;  // the selftest binary: futex_requeue, ...
+    std::string name;  // the case within it: requeue_multiple, ...
+    std::string keys;  // "shared" or "private": how the case's calls are keyed
     unsigned runs = 0;
     unsigned passed = 0;
     std::vector<std::string> returned;  // per run: "10/7", "-ETIMEDOUT", ...
@@ -99,8 +101,8 @@ struct selftest_case_summary {
 // futex_requeue_pi's owner handshake),
 // each run `runs` times. Stops early, returning what it has, when
 // `stop()` says so (SIGINT).
-std::vector<selftest_case_summary> run_selftests(const machine& m, const selftest_options& opt, unsigned runs,
-                                                 bool (*stop)() = nullptr);
+std::vector<selftest_case_summary> run_selftests(const machine& m, const selftest_options& opt,
+                                                 unsigned runs, bool (*stop)() = nullptr);
 
 // The pool the two wait cases grow the process to before their call.
 inline constexpr unsigned selftest_wait_pool = 10;

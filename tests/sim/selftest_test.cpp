@@ -41,9 +41,11 @@ TEST_CASE("futex_requeue selftest (shared keys, as the real test) under each pol
                 const requeue_result multiple = run_futex_requeue(m, opt, 10);
                 single_failed += !single.passed();
                 multiple_failed += !multiple.passed();
-                returned += " " + std::to_string(multiple.requeued) + "/" + std::to_string(multiple.woken);
-                INFO("HZ=" << hz << " " << policy << " seed " << seed << ": requeue_multiple returned "
-                           << multiple.requeued << " then " << multiple.woken);
+                returned +=
+                    " " + std::to_string(multiple.requeued) + "/" + std::to_string(multiple.woken);
+                INFO("HZ=" << hz << " " << policy << " seed " << seed
+                           << ": requeue_multiple returned " << multiple.requeued << " then "
+                           << multiple.woken);
                 if (std::string(policy) != "wait-for-new") {
                     CHECK(single.passed());
                     CHECK(multiple.passed());
@@ -71,8 +73,9 @@ TEST_CASE("futex_requeue selftest (shared keys, as the real test) under each pol
     }
 }
 
-TEST_CASE("futex_wait_timeout and futex_wait_wouldblock selftests under each policy, a pivot pending",
-          "[selftest]")
+TEST_CASE(
+    "futex_wait_timeout and futex_wait_wouldblock selftests under each policy, a pivot pending",
+    "[selftest]")
 {
     const machine m = load_machine_preset("xeon-6975p-snc3");
     for (const char* policy : {"stock", "wait-for-new", "rwsem-gate"}) {
@@ -95,7 +98,8 @@ TEST_CASE("futex_wait_timeout and futex_wait_wouldblock selftests under each pol
     }
 }
 
-TEST_CASE("selftests on a 2-CPU host-like machine: every case passes under every policy", "[selftest]")
+TEST_CASE("selftests on a 2-CPU host-like machine: every case passes under every policy",
+          "[selftest]")
 {
     // On 2 CPUs auto-scaling asks for 16 slots, which the process already
     // has: no pivot, so no gate has anything to do (a 2-CPU kernel ran every
@@ -119,14 +123,15 @@ TEST_CASE("selftest scenarios key their calls as the real selftests do", "[selft
 {
     const auto cases = run_selftests(load_machine_preset("xeon-6975p-snc3"), {}, 1);
     REQUIRE(cases.size() == 5);
-    CHECK(cases[0].keys == "shared");   // futex_requeue: opflags 0
+    CHECK(cases[0].keys == "shared");  // futex_requeue: opflags 0
     CHECK(cases[1].keys == "shared");
     CHECK(cases[2].keys == "shared");   // futex_wait_timeout: futex_wait(&f1, f1, &to, 0)
     CHECK(cases[3].keys == "private");  // futex_wait_wouldblock: FUTEX_PRIVATE_FLAG
     CHECK(cases[4].keys == "private");  // futex_requeue_pi: every call FUTEX_PRIVATE_FLAG
 }
 
-TEST_CASE("futex_requeue_pi's owner handshake: the draft's gate lets the waker's wake pass the blocker's wait",
+TEST_CASE("futex_requeue_pi's owner handshake: the draft's gate lets the waker's wake pass the "
+          "blocker's wait",
           "[selftest]")
 {
     // The Xeon preset at HZ=250, where the pivot outlasts the waker's ~11 ms:
@@ -141,16 +146,18 @@ TEST_CASE("futex_requeue_pi's owner handshake: the draft's gate lets the waker's
     m.rcu_fqs_jiffies = kernel_default_fqs_jiffies(250, m.num_cpus());
     for (std::uint64_t seed : {1u, 2u}) {
         INFO("seed " << seed);
-        const handshake_result wfn = run_futex_requeue_pi_handshake(m, {"wait-for-new", model::default_kernel_version, seed});
+        const handshake_result wfn = run_futex_requeue_pi_handshake(
+            m, {"wait-for-new", model::default_kernel_version, seed});
         CHECK(wfn.blocker == -model::ETIMEDOUT_);
         CHECK(wfn.woken == 0);
         for (const char* policy : {"stock", "rwsem-gate"}) {
-            const handshake_result r = run_futex_requeue_pi_handshake(m, {policy, model::default_kernel_version, seed});
+            const handshake_result r =
+                run_futex_requeue_pi_handshake(m, {policy, model::default_kernel_version, seed});
             CHECK(r.blocker == 0);
             CHECK(r.woken == 1);
         }
     }
-    const handshake_result at_1000 =
-        run_futex_requeue_pi_handshake(load_machine_preset("xeon-6975p-snc3"), {"wait-for-new", model::default_kernel_version, 1});
+    const handshake_result at_1000 = run_futex_requeue_pi_handshake(
+        load_machine_preset("xeon-6975p-snc3"), {"wait-for-new", model::default_kernel_version, 1});
     CHECK(at_1000.passed());
 }

@@ -140,7 +140,7 @@ void register_selftests(CLI::App& app)
     CLI::App* sub = app.add_subcommand(
         "selftests",
         "Run the kernel's futex selftests that a pivot can disturb (futex_requeue, "
-        "futex_wait_timeout, futex_wait_wouldblock) on a simulated machine, under each policy");
+        "futex_wait_timeout, futex_wait_wouldblock, futex_requeue_pi) on a simulated machine, under each policy");
     sub->add_option("--machine", a->machine,
                     "Machine preset: " + joined(machine_preset_names()) +
                         " (host reads this machine's /proc and /sys)")
@@ -176,9 +176,11 @@ void register_selftests(CLI::App& app)
         "(the\n"
         "real tests are single-threaded). One line per policy and case: how many runs passed and\n"
         "what the calls returned (requeue: cmp_requeue's count / the wake's count). Compare these\n"
-        "inner results with a real run's output lines, not exit statuses. docs/policies.md has "
-        "the\n"
-        "recorded table.");
+        "inner results with a real run's output lines, not exit statuses. futex_requeue_pi runs\n"
+        "twice over: its owner handshake without PI (the blocker's wait and the waker's wake), and\n"
+        "its six variants without a timeout with the PI calls (t_0 ... t_0_owner: returned is the\n"
+        "waker's requeued count, or the test's failure, or 'hung'); its 18 timed variants are not\n"
+        "modelled (no timeouts on the model's PI sleeps). docs/policies.md has the recorded table.");
     add_command(sub, [a] { return run(*a); });
 }
 

@@ -66,8 +66,8 @@ struct model_process {
     {
         return model::futex_wake_op(&mm, uaddr1, flags, uaddr2, nr_wake, nr_wake2, static_cast<int>(op));
     }
-    // The PI calls (model/pi.h, model/requeue.h): environments with task
-    // states only (model::futex_pi_env).
+    // The PI calls (model/pi.h, model/requeue.h): environments that provide
+    // model::futex_pi_env only (the explorer's, the timed simulator's).
     int futex_lock_pi(std::uint64_t uaddr, unsigned flags = 0) { return model::futex_lock_pi(&mm, uaddr, flags, 0); }
     int futex_trylock_pi(std::uint64_t uaddr, unsigned flags = 0) { return model::futex_lock_pi(&mm, uaddr, flags, 1); }
     int futex_unlock_pi(std::uint64_t uaddr, unsigned flags = 0) { return model::futex_unlock_pi(&mm, uaddr, flags); }

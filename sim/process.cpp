@@ -152,6 +152,40 @@ int sim_process::sys_futex_cmp_requeue(std::uint64_t uaddr1, std::uint64_t uaddr
     return ret;
 }
 
+int sim_process::sys_futex_lock_pi(std::uint64_t uaddr)
+{
+    sys_enter("FUTEX_LOCK_PI");
+    const int ret = futex_.futex_lock_pi(uaddr);
+    sys_exit();
+    return ret;
+}
+
+int sim_process::sys_futex_unlock_pi(std::uint64_t uaddr)
+{
+    sys_enter("FUTEX_UNLOCK_PI");
+    const int ret = futex_.futex_unlock_pi(uaddr);
+    sys_exit();
+    return ret;
+}
+
+int sim_process::sys_futex_wait_requeue_pi(std::uint64_t uaddr, std::uint32_t val,
+                                           std::uint64_t uaddr2)
+{
+    sys_enter("FUTEX_WAIT_REQUEUE_PI");
+    const int ret = futex_.futex_wait_requeue_pi(uaddr, val, uaddr2);
+    sys_exit();
+    return ret;
+}
+
+int sim_process::sys_futex_cmp_requeue_pi(std::uint64_t uaddr1, std::uint64_t uaddr2,
+                                          int nr_requeue, std::uint32_t cmpval)
+{
+    sys_enter("FUTEX_CMP_REQUEUE_PI");
+    const int ret = futex_.futex_cmp_requeue_pi(uaddr1, uaddr2, nr_requeue, cmpval);
+    sys_exit();
+    return ret;
+}
+
 void sim_process::thread_exit()
 {
     const std::uint64_t tid = tid_word_[eng_.current().id];

@@ -63,6 +63,15 @@ public:
     int sys_futex_wait(std::uint64_t uaddr, std::uint32_t val, long timeout_ns, int opflags);
     int sys_futex_cmp_requeue(std::uint64_t uaddr1, std::uint64_t uaddr2, int nr_wake,
                               int nr_requeue, std::uint32_t cmpval, int opflags);
+    // The PI calls, private, as the futex_requeue_pi selftest makes them
+    // (the system call itself, no user-space fast path): FUTEX_LOCK_PI (no
+    // timeout), FUTEX_UNLOCK_PI, FUTEX_WAIT_REQUEUE_PI (no timeout) and
+    // FUTEX_CMP_REQUEUE_PI (wakes one, requeues up to nr_requeue).
+    int sys_futex_lock_pi(std::uint64_t uaddr);
+    int sys_futex_unlock_pi(std::uint64_t uaddr);
+    int sys_futex_wait_requeue_pi(std::uint64_t uaddr, std::uint32_t val, std::uint64_t uaddr2);
+    int sys_futex_cmp_requeue_pi(std::uint64_t uaddr1, std::uint64_t uaddr2, int nr_requeue,
+                                 std::uint32_t cmpval);
     int sys_prctl_futex_hash(unsigned long op, unsigned long arg) override;
     // pthread_create(): clone() runs copy_process() in the parent, then the
     // child starts on one of `allowed`.

@@ -175,6 +175,193 @@ handshake_result run_futex_requeue_pi_handshake(const machine& m, const selftest
     return r;
 }
 
+std::string requeue_pi_variant::name() const
+{
+    return std::string("t_0") + (broadcast ? "_broadcast" : "") + (locked ? "_locked" : "") +
+           (owner ? "_owner" : "");
+}
+
+std::vector<requeue_pi_variant> requeue_pi_variants()
+{
+    // FIXTURE_VARIANT_ADD_TIMEOUT(0)'s order: plain, broadcast,
+    // broadcast_locked, broadcast_owner, locked, owner.
+    return {{false, false, false}, {true, false, false}, {true, true, false},
+            {true, false, true},   {false, true, false}, {false, false, true}};
+}
+
+requeue_pi_result run_futex_requeue_pi(const machine& m, const selftest_options& opt,
+                                       requeue_pi_variant v)
+{
+    constexpr int max_wake_iters = 1000;         // MAX_WAKE_ITERS
+    constexpr vtime signal_period_ns = 100'000;  // SIGNAL_PERIOD_US
+    selftest_process sp(m, opt);
+    auto& [proc, eng, cpus] = sp;
+    const std::uint64_t f1 = proc.alloc_futex_word(0);
+    const std::uint64_t f2 = proc.alloc_futex_word(0);
+    const std::uint64_t wake_complete = proc.alloc_futex_word(0);
+    // The test's atomic_t counters: locked adds and plain reads of user words.
+    const std::uint64_t waiters_blocked = proc.alloc_futex_word(0);
+    const std::uint64_t waiters_woken = proc.alloc_futex_word(0);
+
+    requeue_pi_result r;
+    auto fail = [&r](std::string what) {  // ksft_exit_fail_msg(): the first failure ends the test
+        if (r.failure.empty())
+            r.failure = std::move(what);
+    };
+    auto blocked = [&] { return static_cast<int>(proc.user_load(waiters_blocked)); };
+    auto woken = [&] { return static_cast<int>(proc.user_load(waiters_woken)); };
+    // Which call each thread is in (waiters 0-9, then the waker, the
+    // blocker, main): what a hung run reports, as a task dump would.
+    std::vector<const char*> in_call(handshake_waiters + 3, "");
+    constexpr int waker_slot = handshake_waiters, blocker_slot = handshake_waiters + 1,
+                  main_slot = handshake_waiters + 2;
+    auto in = [&in_call](int slot, const char* call, auto&& fn) {
+        in_call[static_cast<std::size_t>(slot)] = call;
+        const int ret = fn();
+        in_call[static_cast<std::size_t>(slot)] = "";
+        return ret;
+    };
+    auto wait_for_waiters = [&] {
+        while (blocked() < handshake_waiters)
+            proc.sys_nanosleep(handshake_poll_ns);  // usleep(1000)
+        proc.sys_nanosleep(handshake_poll_ns);
+    };
+
+    eng.spawn(
+        "main", cpus,
+        [&] {
+            if (v.owner)
+                proc.sys_clone("blocker", cpus, [&] {  // third_party_blocker()
+                    int ret = in(blocker_slot, "FUTEX_LOCK_PI",
+                                 [&] { return proc.sys_futex_lock_pi(f2); });
+                    int ret2 = 0;
+                    if (!ret) {
+                        ret = in(blocker_slot, "FUTEX_WAIT", [&] {
+                            return proc.sys_futex_wait(wake_complete, proc.user_load(wake_complete),
+                                                       -1, private_);
+                        });
+                        ret2 = in(blocker_slot, "FUTEX_UNLOCK_PI",
+                                  [&] { return proc.sys_futex_unlock_pi(f2); });
+                    }
+                    if (ret || ret2)
+                        fail(fmt::format("third_party_blocker() futex error ({}, {})",
+                                         errno_name(ret), errno_name(ret2)));
+                    proc.thread_exit();
+                });
+            for (int i = 0; i < handshake_waiters; i++)
+                proc.sys_clone("waiter", cpus, [&, i] {         // waiterfn()
+                    proc.sys_nanosleep(handshake_poll_ns * i);  // usleep(1000 * id)
+                    const std::uint32_t old_val = proc.user_load(f1);
+                    proc.user_add(waiters_blocked, 1);
+                    const int ret = in(i, "FUTEX_WAIT_REQUEUE_PI", [&] {
+                        return proc.sys_futex_wait_requeue_pi(f1, old_val, f2);
+                    });
+                    proc.user_add(waiters_woken, 1);
+                    if (ret < 0) {
+                        fail(fmt::format("futex_wait_requeue_pi returned {}", errno_name(ret)));
+                        in(i, "FUTEX_LOCK_PI", [&] { return proc.sys_futex_lock_pi(f2); });
+                    }
+                    in(i, "FUTEX_UNLOCK_PI", [&] { return proc.sys_futex_unlock_pi(f2); });
+                    proc.thread_exit();
+                });
+            proc.sys_clone("waker", cpus, [&] {
+                wait_for_waiters();
+                int ret = 0;
+                if (v.broadcast) {  // broadcast_wakerfn()
+                    if (v.locked)
+                        in(waker_slot, "FUTEX_LOCK_PI", [&] { return proc.sys_futex_lock_pi(f2); });
+                    for (int i = 0;;) {
+                        ret = in(waker_slot, "FUTEX_CMP_REQUEUE_PI", [&] {
+                            return proc.sys_futex_cmp_requeue_pi(f1, f2, INT_MAX,
+                                                                 proc.user_load(f1));
+                        });
+                        if (ret < 0) {
+                            fail(fmt::format("FUTEX_CMP_REQUEUE_PI failed: {}", errno_name(ret)));
+                            break;
+                        }
+                        if (++i >= max_wake_iters) {
+                            fail(fmt::format("max broadcast iterations ({}) reached with {}/{} "
+                                             "tasks woken or requeued",
+                                             max_wake_iters, r.task_count, handshake_waiters));
+                            break;
+                        }
+                        r.task_count += ret;
+                        if (r.task_count >= handshake_waiters - woken())
+                            break;
+                    }
+                    in(waker_slot, "FUTEX_WAKE",
+                       [&] { return proc.sys_futex_wake(wake_complete, 1, private_); });
+                    if (v.locked)
+                        in(waker_slot, "FUTEX_UNLOCK_PI",
+                           [&] { return proc.sys_futex_unlock_pi(f2); });
+                } else {  // signal_wakerfn()
+                    for (int i = 0;
+                         r.task_count < handshake_waiters && woken() < handshake_waiters;) {
+                        if (v.locked)
+                            in(waker_slot, "FUTEX_LOCK_PI",
+                               [&] { return proc.sys_futex_lock_pi(f2); });
+                        ret = in(waker_slot, "FUTEX_CMP_REQUEUE_PI", [&] {
+                            return proc.sys_futex_cmp_requeue_pi(f1, f2, 0, proc.user_load(f1));
+                        });
+                        if (v.locked)
+                            in(waker_slot, "FUTEX_UNLOCK_PI",
+                               [&] { return proc.sys_futex_unlock_pi(f2); });
+                        if (ret < 0) {
+                            fail(fmt::format("FUTEX_CMP_REQUEUE_PI failed: {}", errno_name(ret)));
+                            break;
+                        }
+                        r.task_count += ret;
+                        proc.sys_nanosleep(signal_period_ns);
+                        if (++i > max_wake_iters + handshake_waiters) {
+                            fail(fmt::format("max signaling iterations ({}) reached, giving up on "
+                                             "pending waiters.",
+                                             max_wake_iters + handshake_waiters));
+                            break;
+                        }
+                    }
+                    in(waker_slot, "FUTEX_WAKE",
+                       [&] { return proc.sys_futex_wake(wake_complete, 1, private_); });
+                }
+                proc.thread_exit();
+            });
+            in(main_slot, "pthread_join", [&] {
+                proc.join_all();  // the waiters, the blocker, the waker
+                return 0;
+            });
+            r.finished = true;
+        },
+        0);
+    eng.run_until(3'000'000'000);
+    if (!r.finished) {
+        // "waiters 0-9 in FUTEX_WAIT_REQUEUE_PI, main in pthread_join; the
+        // waker counted 9": consecutive waiters in one call as a range.
+        auto who = [&](std::size_t k) {
+            return k == waker_slot     ? std::string("waker")
+                   : k == blocker_slot ? std::string("blocker")
+                                       : std::string("main");
+        };
+        for (std::size_t k = 0; k < in_call.size(); k++) {
+            if (!*in_call[k])
+                continue;
+            std::string name = who(k);
+            if (k < handshake_waiters) {
+                std::size_t last = k;
+                while (last + 1 < handshake_waiters && in_call[last + 1] == in_call[k])
+                    last++;
+                name =
+                    last == k ? fmt::format("waiter {}", k) : fmt::format("waiters {}-{}", k, last);
+                const char* call = in_call[k];
+                k = last;
+                r.hung_in += fmt::format("{}{} in {}", r.hung_in.empty() ? "" : ", ", name, call);
+                continue;
+            }
+            r.hung_in += fmt::format("{}{} in {}", r.hung_in.empty() ? "" : ", ", name, in_call[k]);
+        }
+        r.hung_in += fmt::format("; the waker counted {}", r.task_count);
+    }
+    return r;
+}
+
 wait_call_result run_futex_wait_timeout(const machine& m, const selftest_options& opt,
                                         unsigned pool)
 {
@@ -198,6 +385,9 @@ std::vector<selftest_case_summary> run_selftests(const machine& m, const selftes
         {"futex_wait_wouldblock", "futex_wait, pivot pending", "private", 0, 0, {}, 0},
         {"futex_requeue_pi", "owner handshake, no PI", "private", 0, 0, {}, 0},
     };
+    const std::vector<requeue_pi_variant> pi_variants = requeue_pi_variants();
+    for (const requeue_pi_variant& v : pi_variants)
+        out.push_back({"futex_requeue_pi", v.name(), "private", 0, 0, {}, 0});
     for (unsigned i = 0; i < runs; i++) {
         if (stop && stop())
             break;
@@ -224,6 +414,15 @@ std::vector<selftest_case_summary> run_selftests(const machine& m, const selftes
         out[4].runs++;
         out[4].passed += h.passed();
         out[4].returned.push_back(fmt::format("{}/{}", errno_name(h.blocker), h.woken));
+        for (std::size_t k = 0; k < pi_variants.size(); k++) {
+            const requeue_pi_result p = run_futex_requeue_pi(m, o, pi_variants[k]);
+            selftest_case_summary& s = out[5 + k];
+            s.runs++;
+            s.passed += p.passed();
+            s.returned.push_back(p.passed()           ? std::to_string(p.task_count)
+                                 : !p.failure.empty() ? p.failure
+                                                      : "hung (" + p.hung_in + ")");
+        }
     }
     return out;
 }

@@ -84,6 +84,39 @@ struct handshake_result {
 };
 handshake_result run_futex_requeue_pi_handshake(const machine& m, const selftest_options& opt);
 
+// futex_requeue_pi with its PI calls, one variant without a timeout (the
+// harness's t_0, t_0_broadcast, t_0_broadcast_locked, t_0_broadcast_owner,
+// t_0_locked, t_0_owner), made as the test makes them: the blocker (owner
+// variants, created first) takes f2 with FUTEX_LOCK_PI and FUTEX_WAITs on
+// wake_complete; ten waiters each sleep i ms, count themselves blocked,
+// FUTEX_WAIT_REQUEUE_PI from f1 to f2, count themselves woken and
+// FUTEX_UNLOCK_PI f2; the waker polls the blocked count every 1 ms, sleeps
+// 1 ms more, then (locked: holding f2) either requeues everyone at once
+// (broadcast: FUTEX_CMP_REQUEUE_PI with nr_requeue INT_MAX until the
+// requeued count reaches the waiters not yet woken, at most 1000 calls) or
+// one at a time (signal: nr_requeue 0, 100 us apart, taking and releasing
+// f2 around each call when locked), then wakes wake_complete. It passes
+// when every call succeeds and every thread ends. Left out: the 18 timed
+// variants (the model's PI sleeps take no timeout: docs/kernel-map.md) and
+// SCHED_FIFO (one priority: the rt_mutex is FIFO).
+struct requeue_pi_variant {
+    bool broadcast = false;
+    bool locked = false;
+    bool owner = false;
+    std::string name() const;  // "t_0_broadcast_locked", as the harness names it
+};
+struct requeue_pi_result {
+    bool finished = false;  // the main thread joined everyone
+    std::string failure;    // the test's first failure message, if any
+    int task_count = 0;     // the waker's count of requeued or woken waiters
+    std::string hung_in;    // a run that never ended: which thread sleeps in which call
+    bool passed() const { return finished && failure.empty(); }
+};
+requeue_pi_result run_futex_requeue_pi(const machine& m, const selftest_options& opt,
+                                       requeue_pi_variant v);
+// The six variants, in the harness's order.
+std::vector<requeue_pi_variant> requeue_pi_variants();
+
 // One selftest case run over seeds opt.seed, opt.seed + 1, ...: how many
 // runs passed, and what each run's calls returned.
 struct selftest_case_summary {
@@ -96,10 +129,10 @@ struct selftest_case_summary {
     std::int64_t longest_ns = 0;        // the longest timed call (wait cases)
 };
 
-// The five cases (requeue_single, requeue_multiple, the relative timed
+// The eleven cases (requeue_single, requeue_multiple, the relative timed
 // wait with a pending pivot, the mismatched wait with a pending pivot,
-// futex_requeue_pi's owner handshake),
-// each run `runs` times. Stops early, returning what it has, when
+// futex_requeue_pi's owner handshake without PI, then its six variants
+// without a timeout, with PI), each run `runs` times. Stops early, returning what it has, when
 // `stop()` says so (SIGINT).
 std::vector<selftest_case_summary> run_selftests(const machine& m, const selftest_options& opt,
                                                  unsigned runs, bool (*stop)() = nullptr);

@@ -288,6 +288,51 @@ public:
     void set_current_state(unsigned) {}
     unsigned get_current_state() const { return 0; }  // TASK_RUNNING
 
+    // --- what only the PI paths need (model/pi.h's futex_pi_env) --------------
+    // try_to_wake_up(): the same wake. A task still running keeps it for its
+    // next sleep, where the kernel would use it up; every PI sleep is in a
+    // loop that checks again what it waits for, so that costs a turn of the
+    // loop, never a result. (The explorer keeps the kernel's task states: a
+    // hand-off lost to a wake used up shows there, never here.)
+    bool wake_up_state(void* t, unsigned /*state*/)
+    {
+        wake_up_task(t);
+        return true;
+    }
+    // schedule() in the rt_mutex's wait loop (rt_mutex_schedule()).
+    void schedule() { eng_.block(); }
+    // The TID in a PI futex word: task id + 1000 (never 0, never a flag bit).
+    int task_pid_vnr(void* t) const { return static_cast<int>(static_cast<task*>(t)->id) + 1000; }
+    void* find_get_task_by_vpid(int pid)
+    {
+        if (pid < 1000 || static_cast<std::size_t>(pid - 1000) >= eng_.num_tasks())
+            return nullptr;
+        task& t = eng_.task_by_id(static_cast<std::uint32_t>(pid - 1000));
+        return t.kernel_thread || t.state == task_state::exited ? nullptr : &t;
+    }
+    // futex_cmpxchg_value_locked(): one locked cmpxchg on the user word, the
+    // value it found in *curval; 0 or -EFAULT_.
+    int futex_cmpxchg_value_locked(std::uint32_t* curval, std::uint64_t uaddr, std::uint32_t uval,
+                                   std::uint32_t newval, where loc = where::current())
+    {
+        word<std::uint32_t>* w = user_word(uaddr);
+        if (!w)
+            return -model::EFAULT_;
+        *curval = access(*w, true, site(loc, "futex_cmpxchg_value_locked"), [uval, newval](word<std::uint32_t>& x) {
+            const std::uint32_t seen = x.v;
+            if (seen == uval)
+                x.v = newval;
+            return seen;
+        });
+        return 0;
+    }
+    // kzalloc(): a pi_state, freed by kvfree() below.
+    template <class T>
+    T* kzalloc()
+    {
+        return new T();
+    }
+
     // --- user memory: futex words, one per cache line ------------------------
     static constexpr std::uint64_t user_memory_base = 0x7f0000000000ull;
     // A new word, on its own line; returns its user address.

@@ -110,7 +110,7 @@ TEST_CASE("selftests on a 2-CPU host-like machine: every case passes under every
     m.rcu_fqs_jiffies = kernel_default_fqs_jiffies(250, 2);
     for (const char* policy : {"stock", "wait-for-new", "rwsem-gate"}) {
         const auto cases = run_selftests(m, {policy, model::default_kernel_version, 1}, 2);
-        REQUIRE(cases.size() == 5);
+        REQUIRE(cases.size() == 11);
         for (const auto& c : cases) {
             INFO(policy << " " << c.test << " " << c.name);
             CHECK(c.runs == 2);
@@ -122,12 +122,80 @@ TEST_CASE("selftests on a 2-CPU host-like machine: every case passes under every
 TEST_CASE("selftest scenarios key their calls as the real selftests do", "[selftest]")
 {
     const auto cases = run_selftests(load_machine_preset("xeon-6975p-snc3"), {}, 1);
-    REQUIRE(cases.size() == 5);
+    REQUIRE(cases.size() == 11);
     CHECK(cases[0].keys == "shared");  // futex_requeue: opflags 0
     CHECK(cases[1].keys == "shared");
     CHECK(cases[2].keys == "shared");   // futex_wait_timeout: futex_wait(&f1, f1, &to, 0)
     CHECK(cases[3].keys == "private");  // futex_wait_wouldblock: FUTEX_PRIVATE_FLAG
     CHECK(cases[4].keys == "private");  // futex_requeue_pi: every call FUTEX_PRIVATE_FLAG
+    for (std::size_t i = 5; i < cases.size(); i++) {
+        CHECK(cases[i].test == "futex_requeue_pi");
+        CHECK(cases[i].keys == "private");
+    }
+    CHECK(cases[5].name == "t_0");
+    CHECK(cases[10].name == "t_0_owner");
+}
+
+TEST_CASE("futex_requeue_pi with PI, its six untimed variants: stock and the fixed rwsem-gate "
+          "pass, with a pivot "
+          "pending",
+          "[selftest]")
+{
+    // The Xeon preset at HZ=250: the eleven threads auto-scale the hash, and
+    // the pivot is still pending while the waiters queue and the waker
+    // requeues them onto f2's rt_mutex. Every waiter must come back owning
+    // f2 (the chain of FUTEX_UNLOCK_PI hand-offs), every thread must end,
+    // and the waker must count all ten requeued or woken.
+    const machine m = xeon_at(250);
+    for (const char* policy : {"stock", "rwsem-gate"}) {
+        for (const requeue_pi_variant& v : requeue_pi_variants()) {
+            for (std::uint64_t seed : {1u, 2u}) {
+                INFO(policy << " " << v.name() << " seed " << seed);
+                const requeue_pi_result r =
+                    run_futex_requeue_pi(m, {policy, model::default_kernel_version, seed}, v);
+                CHECK(r.failure == "");
+                CHECK(r.finished);
+                CHECK(r.task_count == 10);
+            }
+        }
+    }
+}
+
+TEST_CASE("futex_requeue_pi with PI: the draft hangs the owner variants and the booted rwsem-gate "
+          "the others, as in "
+          "the guest",
+          "[selftest]")
+{
+    // The Xeon at HZ=250, where the pivot outlasts the waker's start. The
+    // draft: the blocker's FUTEX_WAIT misses the waker's word-less wake (the
+    // owner handshake) and holds f2 for ever, so no waiter gets it. The
+    // reconstruction as first booted: a requeue-PI waiter that became the
+    // writer waits for a count its own reference holds up; everyone else
+    // waits behind it.
+    const machine m = xeon_at(250);
+    const requeue_pi_result owner = run_futex_requeue_pi(
+        m, {"wait-for-new", model::default_kernel_version, 1}, {false, false, true});
+    CHECK_FALSE(owner.finished);
+    CHECK(owner.failure == "");
+    CHECK(owner.hung_in.find("blocker in FUTEX_WAIT,") != std::string::npos);
+    CHECK(owner.hung_in.find("waiters 0-9 in FUTEX_WAIT_REQUEUE_PI") != std::string::npos);
+    const requeue_pi_result v1 = run_futex_requeue_pi(
+        m, {"rwsem-gate-v1", model::default_kernel_version, 1}, {true, false, false});
+    CHECK_FALSE(v1.finished);
+    CHECK(v1.hung_in.find("waiters 0-9 in FUTEX_WAIT_REQUEUE_PI") != std::string::npos);
+}
+
+TEST_CASE("futex_requeue_pi with PI: the same seed gives the same result", "[selftest]")
+{
+    const machine m = xeon_at(250);
+    const requeue_pi_variant v{true, true, true};  // not a harness variant: every part at once
+    const requeue_pi_result a =
+        run_futex_requeue_pi(m, {"rwsem-gate", model::default_kernel_version, 3}, v);
+    const requeue_pi_result b =
+        run_futex_requeue_pi(m, {"rwsem-gate", model::default_kernel_version, 3}, v);
+    CHECK(a.finished == b.finished);
+    CHECK(a.failure == b.failure);
+    CHECK(a.task_count == b.task_count);
 }
 
 TEST_CASE("futex_requeue_pi's owner handshake: the draft's gate lets the waker's wake pass the "

@@ -292,8 +292,9 @@ public:
     // try_to_wake_up(): the same wake. A task still running keeps it for its
     // next sleep, where the kernel would use it up; every PI sleep is in a
     // loop that checks again what it waits for, so that costs a turn of the
-    // loop, never a result. (The explorer keeps the kernel's task states: a
-    // hand-off lost to a wake used up shows there, never here.)
+    // loop, never a result. A task asleep elsewhere (a pivot's own wait) is
+    // woken from that sleep, as in the kernel, so a hand-off can be lost
+    // here as there. (The explorer keeps the kernel's task states exactly.)
     bool wake_up_state(void* t, unsigned /*state*/)
     {
         wake_up_task(t);

@@ -168,6 +168,33 @@ class Table(unittest.TestCase):
                 beside_table.update_doc(path, "t\n")
 
 
+class RequeuePiVariants(unittest.TestCase):
+    """futex_requeue_pi against the model's six untimed PI variants, variant
+    by variant; a hang counts against the variant it cut short."""
+
+    def test_rows(self):
+        rec = record([32], [32], ["ok 1 global.requeue_single"], 8)
+        order = beside_table.REQUEUE_PI_VARIANTS
+        whole = [f"ok {i + 1} args.{v}.futex_requeue_pi" for i, v in enumerate(order)]
+        failed = list(whole)
+        failed[5] = f"not ok 6 args.{order[5]}.futex_requeue_pi"  # t_0_owner
+        failed[8] = f"not ok 9 args.{order[8]}.futex_requeue_pi"  # t_5000_broadcast_locked
+        hung = whole[:3]  # cut short in t_0_broadcast_owner
+        for lines, rc in ((whole, 0), (failed, 1), (hung, 143)):
+            rec["real"].append({"kind": "selftest", "test": "futex_requeue_pi", "rc": rc,
+                                "cases": selftest_output.parse("futex_requeue_pi", lines, rc)})
+        rec["model"]["selftests"]["cases"] += [
+            {"test": "futex_requeue_pi", "case": v, "passed": 8 if v != "t_0_owner" else 0, "runs": 8,
+             "returned": "10 x8" if v != "t_0_owner" else "hung (waiters 0-9 in FUTEX_WAIT_REQUEUE_PI) x8"}
+            for v in order[:6]]
+        text = beside_table.render([rec])
+        self.assertIn("| futex_requeue_pi, untimed (PI) | all 6 ok on 1 of 3; failed or hung: "
+                      "t_0_owner (1), t_0_broadcast_owner (1) | t_0_owner: passed 0/8, hung", text)
+        self.assertIn("**no: t_0_broadcast_owner (guest only)** |", text)
+        self.assertIn("| futex_requeue_pi, timed variants | all 18 ok on 2 of 3; failed or hung: "
+                      "t_5000_broadcast_locked (1) | not modelled", text)
+
+
 class OtherSelftests(unittest.TestCase):
     """--selftests all: the tests the model has no case of get the kernel's
     own verdict and a line saying what the model lacks."""

@@ -138,10 +138,13 @@ def selftest_rows(rec):
         else:
             verdict = f"**no, in {failed} of {len(real_selftest_runs(rec, test))}**" if failed else "**no**"
         rows.append(f"| {guest} | {rec['policy']} | {test} | {text} | {model_text} | {verdict} |")
-    # futex_requeue_pi: `futexsim selftests` has only the owner variants'
-    # wake-up handshake (no PI; the PI variants are explorer cases,
-    # docs/testing.md, not timed runs), so it is compared with those.
     pi_runs = real_selftest_runs(rec, "futex_requeue_pi")
+    untimed = {c["case"]: c for c in model_cases(rec, "futex_requeue_pi") if c["case"].startswith("t_0")}
+    if untimed:
+        return rows + requeue_pi_rows(rec, guest, pi_runs, untimed)
+    # A record whose model side predates the PI variants: `futexsim
+    # selftests` had only the owner variants' wake-up handshake (no PI),
+    # so it is compared with those.
     text, _ = checks_summary(pi_runs, rec, "futex_requeue_pi")
     cases = model_cases(rec, "futex_requeue_pi")
     if not cases:
@@ -162,6 +165,59 @@ def selftest_rows(rec):
         verdict = f"**no, owner variants failed in {owner_failed} of {len(pi_runs)}**"
     rows.append(f"| {guest} | {rec['policy']} | futex_requeue_pi | {text} | {c['case']}: passed "
                 f"{c['passed']}/{c['runs']}, returned {c['returned']} | {verdict} |")
+    return rows
+
+
+# futex_requeue_pi's 24 variants in the harness's order
+# (FIXTURE_VARIANT_ADD_TIMEOUT(0), (5000), (500000), (2000000000)).
+REQUEUE_PI_VARIANTS = [f"t_{t}{v}" for t in (0, 5000, 500000, 2000000000)
+                       for v in ("", "_broadcast", "_broadcast_locked", "_broadcast_owner", "_locked", "_owner")]
+
+
+def requeue_pi_failures(run, order):
+    """The harness variants ("t_0_owner") a run of futex_requeue_pi failed,
+    the one a hang cut short included (the next after its last check, in
+    `order`, the harness's)."""
+    name = lambda check: check.split(".")[1] if check.count(".") >= 2 else check  # noqa: E731
+    failed = {name(c[0]) for c in run["cases"]["checks"] if not c[1]}
+    if run["cases"]["ended_by_timeout"] or (run["rc"] != 0 and not failed):
+        done = [name(c[0]) for c in run["cases"]["checks"]]
+        rest = [v for v in order if v not in done]
+        failed.add(rest[0] if rest else "?")
+    return failed
+
+
+def requeue_pi_rows(rec, guest, runs, untimed):
+    """futex_requeue_pi against the model's PI variants: the six untimed
+    ones variant by variant, the 18 timed ones the guest's alone."""
+    order = REQUEUE_PI_VARIANTS
+    failures = [requeue_pi_failures(r, order) for r in runs]
+    rows = []
+    for timed in (False, True):
+        names = [v for v in order if v.startswith("t_0") != timed]
+        bad = collections.Counter(v for f in failures for v in f if v in names)
+        ok = sum(1 for f in failures if not any(v in names for v in f))
+        if not runs:
+            real = unreported(rec)
+        else:
+            real = f"all {len(names)} ok on {ok} of {len(runs)}"
+            if bad:
+                real += "; failed or hung: " + ", ".join(f"{v} ({n})" for v, n in bad.items())
+        if timed:
+            rows.append(f"| {guest} | {rec['policy']} | futex_requeue_pi, timed variants | {real} | "
+                        f"not modelled (no timeouts on the model's PI sleeps) | - |")
+            continue
+        model_bad = {v: c for v, c in untimed.items() if c["passed"] != c["runs"]}
+        model = "all 6 passed " + f"{min(c['passed'] for c in untimed.values())}/{next(iter(untimed.values()))['runs']}"
+        if model_bad:
+            model = "; ".join(f"{v}: passed {c['passed']}/{c['runs']}, {c['returned']}" for v, c in model_bad.items())
+        if not runs:
+            verdict = "-"
+        else:
+            off = sorted(v for v in untimed if (bad[v] > 0) != (v in model_bad))
+            verdict = "yes" if not off else "**no: " + ", ".join(
+                f"{v} ({'guest' if bad[v] else 'model'} only)" for v in off) + "**"
+        rows.append(f"| {guest} | {rec['policy']} | futex_requeue_pi, untimed (PI) | {real} | {model} | {verdict} |")
     return rows
 
 

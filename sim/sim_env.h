@@ -231,6 +231,7 @@ public:
     template <class T>
     void kvfree(T* p)
     {
+        allocations_.erase(p);  // a pi_state from kzalloc(); a hash is not listed
         delete p;
     }
     template <class T>
@@ -248,6 +249,10 @@ public:
     {
         for (auto& [id, free] : pending_frees_)
             free();
+        // What a hung run left allocated (a pi_state still attached to an
+        // rt_mutex its waiters never got): freed with the process.
+        for (auto& [p, free] : allocations_)
+            free(p);
     }
     sim_env(const sim_env&) = delete;
     sim_env& operator=(const sim_env&) = delete;
@@ -327,11 +332,14 @@ public:
         });
         return 0;
     }
-    // kzalloc(): a pi_state, freed by kvfree() below.
+    // kzalloc(): a pi_state, freed by kvfree() (or, if a hung run never
+    // frees it, by the environment's end).
     template <class T>
     T* kzalloc()
     {
-        return new T();
+        auto* p = new T();
+        allocations_.emplace(p, [](void* q) { delete static_cast<T*>(q); });
+        return p;
     }
 
     // --- user memory: futex words, one per cache line ------------------------
@@ -580,6 +588,7 @@ private:
     std::deque<qnode> qnodes_;  // per CPU
     kernel::var_waitqueues var_waits_;
     std::unordered_map<std::uint64_t, std::function<void()>> pending_frees_;
+    std::unordered_map<void*, void (*)(void*)> allocations_;  // kzalloc()'d, not yet kvfree()'d
     struct alignas(64) user_line {
         word<std::uint32_t> w;
     };

@@ -57,16 +57,10 @@ def thread_list(text):
 
 
 def selftest_list(text):
-    if text == "all":
-        return list(selftests.PROGRAMS)
-    names = text.split(",")
-    for n in names:
-        if n not in selftests.PROGRAMS:
-            raise argparse.ArgumentTypeError(
-                f"unknown selftest {n!r} (known: {', '.join(selftests.PROGRAMS)}, or all)")
-    if len(set(names)) != len(names):
-        raise argparse.ArgumentTypeError(f"a selftest is named twice in {text!r}")
-    return names
+    try:
+        return selftests.parse_names(text)
+    except ValueError as e:
+        raise argparse.ArgumentTypeError(str(e)) from None
 
 
 def count(lo, hi):

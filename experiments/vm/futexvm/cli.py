@@ -114,15 +114,10 @@ def default_cache():
 
 
 def selftest_names(spec):
-    if spec == "all":
-        return list(selftests.PROGRAMS)
-    names = spec.split(",")
-    for n in names:
-        if n not in selftests.PROGRAMS:
-            bad(f"--selftests: unknown selftest {n!r} (known: {', '.join(selftests.PROGRAMS)}, or all)")
-    if len(set(names)) != len(names):
-        bad("--selftests: a selftest is named twice")
-    return names
+    try:
+        return selftests.parse_names(spec)
+    except ValueError as e:
+        bad(f"--selftests: {e}")
 
 
 def check_inputs(a):

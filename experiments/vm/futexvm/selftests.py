@@ -21,6 +21,20 @@ PROGRAMS = [
 DEFAULT = ["futex_requeue", "futex_wait_timeout", "futex_wait_wouldblock", "futex_requeue_pi"]
 
 
+def parse_names(spec):
+    """--selftests' value: 'all' or a comma-separated list of PROGRAMS, each
+    once. ValueError names what is wrong (the tools add the flag)."""
+    if spec == "all":
+        return list(PROGRAMS)
+    names = spec.split(",")
+    for n in names:
+        if n not in PROGRAMS:
+            raise ValueError(f"unknown selftest {n!r} (known: {', '.join(PROGRAMS)}, or all)")
+    if len(set(names)) != len(names):
+        raise ValueError(f"a selftest is named twice in {spec!r}")
+    return names
+
+
 def named_in(commands):
     """The selftests a --run command calls by name: they go into the
     initramfs as --selftests' would (e.g. a loop running one four times)."""

@@ -1,0 +1,113 @@
+"""arm64's compiled slow path (queued_spin_lock_slowpath(), LSE atomics as
+boot patches them on Graviton4): the branch decisions between each pair of
+the model's accesses, and the instruction each access is, read from
+`objdump -d -l` of _raw_spin_lock() (R) and the slow path (F)."""
+
+from .qspinlock import (AGAIN, CMPWAIT, CP, CPSL, EXIT, H, HC, HD, LOAD, M, N_LOCKED, N_NEXT, NX, P_RMW, PREFETCHW,
+                        PS, R, R_NEXT, SL, SR, T_CMPXCHG, T_READ, W_PREV, X, XT)
+
+# As qspinlock_amd64: F the slow path's symbol here (no paravirt build), the
+# decisions between consecutive sites, M_ARM64 the instruction each site is.
+F = "queued_spin_lock_slowpath"
+TO_QUEUE = [(F, "qspinlock.c:230", "fall", "node-free")]
+ARM64 = {
+    ("entry", X): [],
+    (X, EXIT): [(R, "atomic-arch-fallback.h:2174", "fall", "fast-ok")],
+    (X, H[LOAD]): [(R, "atomic-arch-fallback.h:2174", "taken", "fast-fails"), (F, "qspinlock.c:150", "taken", "is-pending")],
+    (X, P_RMW): [(R, "atomic-arch-fallback.h:2174", "taken", "fast-fails"), (F, "qspinlock.c:150", "fall", "not-pending"),
+                 (F, "qspinlock.c:159", "fall", "uncontended")],
+    (X, N_LOCKED): [(R, "atomic-arch-fallback.h:2174", "taken", "fast-fails"), (F, "qspinlock.c:150", "fall", "not-pending"),
+                    (F, "qspinlock.c:159", "taken", "contended")] + TO_QUEUE,
+    # the hand-over wait: at most one wait (_Q_PENDING_LOOPS 1)
+    (H[LOAD], H[CMPWAIT]): [(F, "qspinlock.c:152", "fall", "spin-again")],
+    (H[CMPWAIT], H[AGAIN]): [(F, "cmpxchg.h:233", "fall", "cmpwait-same")],
+    (H[LOAD], P_RMW): [(F, "qspinlock.c:152", "taken", "spin-done"), (F, "qspinlock.c:159", "fall", "uncontended")],
+    (H[LOAD], N_LOCKED): [(F, "qspinlock.c:152", "taken", "spin-done"), (F, "qspinlock.c:159", "taken", "contended")] + TO_QUEUE,
+    (H[CMPWAIT], P_RMW): [(F, "cmpxchg.h:233", "taken", "cmpwait-changed"), (F, "qspinlock.c:152", "taken", "spin-done"),
+                          (F, "qspinlock.c:159", "fall", "uncontended")],
+    (H[CMPWAIT], N_LOCKED): [(F, "cmpxchg.h:233", "taken", "cmpwait-changed"), (F, "qspinlock.c:152", "taken", "spin-done"),
+                             (F, "qspinlock.c:159", "taken", "contended")] + TO_QUEUE,
+    (H[AGAIN], P_RMW): [(F, "qspinlock.c:152", "taken", "spin-done"), (F, "qspinlock.c:159", "fall", "uncontended")],
+    (H[AGAIN], N_LOCKED): [(F, "qspinlock.c:152", "taken", "spin-done"), (F, "qspinlock.c:159", "taken", "contended")] + TO_QUEUE,
+    (P_RMW, CPSL): [(F, "qspinlock.c:176", "fall", "pending-won"), (F, "qspinlock.c:196", "fall", "owner-gone")],
+    (P_RMW, PS[LOAD]): [(F, "qspinlock.c:176", "fall", "pending-won"), (F, "qspinlock.c:196", "taken", "owner-there")],
+    (P_RMW, CP): [(F, "qspinlock.c:176", "taken", "pending-lost"), (F, "qspinlock.c:179", "fall", "pending-ours")],
+    (P_RMW, N_LOCKED): [(F, "qspinlock.c:176", "taken", "pending-lost"), (F, "qspinlock.c:179", "taken", "pending-theirs")] + TO_QUEUE,
+    (CP, N_LOCKED): TO_QUEUE,
+    (PS[LOAD], CPSL): [(F, "qspinlock.c:197", "fall", "spin-done")],
+    (PS[LOAD], PS[CMPWAIT]): [(F, "qspinlock.c:197", "taken", "spin-again")],
+    (PS[CMPWAIT], PS[AGAIN]): [(F, "cmpxchg.h:231", "fall", "cmpwait-same")],
+    (PS[AGAIN], PS[CMPWAIT]): [(F, "qspinlock.c:197", "taken", "spin-again")],
+    (PS[CMPWAIT], CPSL): [(F, "cmpxchg.h:231", "taken", "cmpwait-changed"), (F, "qspinlock.c:197", "fall", "spin-done")],
+    (PS[AGAIN], CPSL): [(F, "qspinlock.c:197", "fall", "spin-done")],
+    (CPSL, EXIT): [],
+    (N_LOCKED, N_NEXT): [],
+    (N_NEXT, T_READ): [],
+    (T_READ, T_CMPXCHG): [(F, "qspinlock.h:94", "fall", "trylock-try")],
+    (T_READ, XT): [(F, "qspinlock.h:94", "taken", "trylock-busy")],
+    (T_CMPXCHG, EXIT): [(F, "qspinlock.c:260", "fall", "trylock-won")],
+    (T_CMPXCHG, XT): [(F, "qspinlock.c:260", "taken", "trylock-lost")],
+    (XT, W_PREV): [(F, "qspinlock.c:284", "fall", "prev"), (F, "qspinlock.h:68", "fall", "tail-in-range")],
+    (XT, HD[LOAD]): [(F, "qspinlock.c:284", "taken", "no-prev")],
+    (W_PREV, M[LOAD]): [],
+    (M[LOAD], M[CMPWAIT]): [(F, "qspinlock.c:291", "fall", "spin-again")],
+    (M[CMPWAIT], M[AGAIN]): [(F, "cmpxchg.h:233", "fall", "cmpwait-same")],
+    (M[AGAIN], M[CMPWAIT]): [(F, "qspinlock.c:291", "taken", "spin-again")],
+    (M[LOAD], R_NEXT): [(F, "qspinlock.c:291", "taken", "spin-done")],
+    (M[CMPWAIT], R_NEXT): [(F, "cmpxchg.h:233", "taken", "cmpwait-changed"), (F, "qspinlock.c:291", "fall", "spin-done")],
+    (M[AGAIN], R_NEXT): [(F, "qspinlock.c:291", "fall", "spin-done")],
+    (R_NEXT, HD[LOAD]): [(F, "qspinlock.c:300", "taken", "next-null")],
+    (R_NEXT, PREFETCHW): [(F, "qspinlock.c:300", "fall", "next-set")],
+    (PREFETCHW, HD[LOAD]): [],
+    (HD[LOAD], HD[CMPWAIT]): [(F, "qspinlock.c:328", "taken", "spin-again")],
+    (HD[CMPWAIT], HD[AGAIN]): [(F, "cmpxchg.h:233", "fall", "cmpwait-same")],
+    (HD[AGAIN], HD[CMPWAIT]): [(F, "qspinlock.c:328", "taken", "spin-again")],
+    (HC, EXIT): [(F, "qspinlock.c:353", "taken", "claim-won")],
+    (HC, SL): [(F, "qspinlock.c:353", "fall", "claim-lost")],
+    (SL, SR): [(F, "qspinlock.c:367", "fall", "next-known")],
+    (SL, NX[LOAD]): [(F, "qspinlock.c:367", "taken", "next-unknown")],
+    (NX[LOAD], NX[CMPWAIT]): [(F, "qspinlock.c:368", "fall", "spin-again")],
+    (NX[CMPWAIT], NX[AGAIN]): [(F, "cmpxchg.h:234", "fall", "cmpwait-same")],
+    (NX[AGAIN], NX[CMPWAIT]): [(F, "qspinlock.c:368", "taken", "spin-again")],
+    (NX[LOAD], SR): [(F, "qspinlock.c:368", "taken", "spin-done")],
+    (NX[CMPWAIT], SR): [(F, "cmpxchg.h:234", "taken", "cmpwait-changed"), (F, "qspinlock.c:368", "fall", "spin-done")],
+    (NX[AGAIN], SR): [(F, "qspinlock.c:368", "fall", "spin-done")],
+    (SR, EXIT): [],
+}
+for first in (HD[LOAD], HD[AGAIN]):
+    ARM64[(first, HC)] = [(F, "qspinlock.c:328", "fall", "spin-done"), (F, "qspinlock.c:352", "taken", "tail-mine")]
+    ARM64[(first, SL)] = [(F, "qspinlock.c:328", "fall", "spin-done"), (F, "qspinlock.c:352", "fall", "tail-other")]
+ARM64[(HD[CMPWAIT], HC)] = [(F, "cmpxchg.h:233", "taken", "cmpwait-changed")] + ARM64[(HD[LOAD], HC)]
+ARM64[(HD[CMPWAIT], SL)] = [(F, "cmpxchg.h:233", "taken", "cmpwait-changed")] + ARM64[(HD[LOAD], SL)]
+M_ARM64 = {
+    X: (R, "atomic_lse.h:271", r"^casa\s"),
+    H[LOAD]: (F, "qspinlock.c:152", r"^ldr\s"),
+    H[CMPWAIT]: (F, "cmpxchg.h:233", r"^ldxr\s"),
+    H[AGAIN]: (F, "qspinlock.c:152", r"^ldr\s"),
+    P_RMW: (F, "atomic_lse.h:60", r"^ldseta\s"),
+    CP: (F, "qspinlock.h:88", r"^strb\s"),
+    CPSL: (F, "qspinlock.h:101", r"^strh\s"),
+    PS[LOAD]: (F, "qspinlock.c:197", r"^ldarb\s"),
+    PS[CMPWAIT]: (F, "cmpxchg.h:231", r"^ldxrb\s"),
+    PS[AGAIN]: (F, "qspinlock.c:197", r"^ldarb\s"),
+    N_LOCKED: (F, "qspinlock.c:251", r"^str\s+wzr"),
+    N_NEXT: (F, "qspinlock.c:252", r"^str\s+xzr"),
+    T_READ: (F, "atomic-arch-fallback.h:457", r"^ldr\s"),
+    T_CMPXCHG: (F, "atomic_lse.h:271", r"^casa\s"),
+    XT: (F, "cmpxchg.h:46", r"^(swp|ldxrh)"),
+    W_PREV: (F, "qspinlock.c:288", r"^str\s"),
+    M[LOAD]: (F, "qspinlock.c:291", r"^ldar\s"),
+    M[CMPWAIT]: (F, "cmpxchg.h:233", r"^ldxr\s"),
+    M[AGAIN]: (F, "qspinlock.c:291", r"^ldar\s"),
+    R_NEXT: (F, "qspinlock.c:299", r"^ldr\s"),
+    PREFETCHW: (F, "processor.h:404", r"^prfm\s"),
+    HD[LOAD]: (F, "qspinlock.c:328", r"^ldar\s"),
+    HD[CMPWAIT]: (F, "cmpxchg.h:233", r"^ldxr\s"),
+    HD[AGAIN]: (F, "qspinlock.c:328", r"^ldar\s"),
+    HC: (F, "atomic_lse.h:267", r"^cas\s"),
+    SL: (F, "qspinlock.h:198", r"^strb\s"),
+    NX[LOAD]: (F, "qspinlock.c:368", r"^ldr\s"),
+    NX[CMPWAIT]: (F, "cmpxchg.h:234", r"^ldxr\s"),
+    NX[AGAIN]: (F, "qspinlock.c:368", r"^ldr\s"),
+    SR: (F, "qspinlock.c:370", r"^stlr\s"),
+}

@@ -41,8 +41,8 @@
 
 #include "machine/machine.h"
 #include "run/run_options.h"
-#include "sim/run.h"
-#include "sim/step_process.h"
+#include "sim/step/step_process.h"
+#include "sim/timed/run.h"
 
 namespace {
 

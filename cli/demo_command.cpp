@@ -4,7 +4,7 @@
 
 #include "cli/commands.h"
 #include "cli/numbers.h"
-#include "sim/step_demo.h"
+#include "sim/step/step_demo.h"
 
 namespace futexsim::cli {
 

@@ -1,4 +1,4 @@
-// The progress detectors' bounds on the command line (sim/progress_watch.h):
+// The progress detectors' bounds on the command line (sim/timed/progress_watch.h):
 // `run` takes them for its simulated runs, `sweep` for every run of its
 // grid and passes those given on to its children.
 #pragma once
@@ -9,7 +9,7 @@
 #include <string_view>
 #include <vector>
 
-#include "sim/progress_watch.h"
+#include "sim/timed/progress_watch.h"
 
 namespace futexsim::cli {
 

@@ -20,6 +20,7 @@
 #include "cli/detector_flags.h"
 #include "cli/input_file.h"
 #include "cli/numbers.h"
+#include "cli/run_args.h"
 #include "cli/stop_signals.h"
 #include "cli/workload_flags.h"
 #include "machine/machine.h"
@@ -30,152 +31,18 @@
 #include "run/run_checks.h"
 #include "run/stop_signal.h"
 #include "run/workloads/registry.h"
-#include "sim/run.h"
+#include "sim/timed/run.h"
 
 namespace futexsim::cli {
 
 namespace {
 
-// The options bound straight into the run's run_options and the
-// simulator's own sim_options, plus what only the command line has (names
-// and lists still to be resolved, the number of runs, the output format).
-struct run_args {
-    run_options opt;
-    sim::sim_options sim;
-    workload_flags workload;   // --locks, --mix, ...: declared by the workloads
-    detector_flags detectors;  // the progress detectors' bounds (sim only)
-    bool fail_on_warning = false;
-    std::string machine = "xeon-6975p-snc3";
-    std::string machine_file;
-    std::string machine_file_hash;  // a sweep's run: what the sweep hashed
-    std::string cpus;
-    std::string strategy = "fifo";
-    std::string schedule;
-    std::string trace_window;
-    unsigned trace_max_mb = 1024;  // docs/tracing.md: the 0:120 stall example writes 403 MB
-    unsigned runs = 1;
-    bool json = false;
-    bool exact = false;  // --exact: no fast-forward
-    std::string backend = "sim";
-    std::vector<std::string> sim_only_flags;  // given flags that only the simulator takes
-    bool policy_given = false;
-    std::string kernel{model::kernel_version_name(model::default_kernel_version)};
-    bool kernel_given = false;
-    bool pct_depth_given = false;
-    bool cpus_given = false;  // --cpus '' is refused, not read as "all CPUs"
-    bool trace_max_given = false;
-};
-
-// --presize: the kernel takes any power of two its allocator can hold (2^24
-// slots, 1 GiB of buckets), and the model allocates what it is asked for.
-// Auto-sizing never asks for more than 4 x threads (16384 at 4096 threads);
-// 2^20 slots leaves room to try far bigger hashes by hand and keeps a run
-// under 200 MB (170 MB on the simulator, 130 MB on the threads backend).
-constexpr unsigned max_presize = 1u << 20;
-// Per-interval bins a run may have (--seconds / --interval-ms), and the
-// real backends' bins x threads (one array of 8-byte counters per thread):
-// enough for an hour at 10 ms, or 60 s at 2 ms with 1024 threads.
-constexpr double max_bins = 1e6;
-constexpr double max_real_bin_words = 1 << 25;
 std::string joined(const std::vector<std::string>& names)
 {
     std::string s;
     for (const auto& n : names)
         s += (s.empty() ? "" : ", ") + n;
     return s;
-}
-
-// --trace-window START:END, virtual milliseconds, 0 <= START < END, and
-// START within the run (`run_ms` long): a window past its end would write
-// an empty trace.
-void parse_trace_window(const std::string& text, double run_ms, sim::sim_options& opt)
-{
-    const std::size_t colon = text.find(':');
-    const auto start =
-        colon == std::string::npos ? std::nullopt : parse_real(text.substr(0, colon));
-    const auto end = colon == std::string::npos ? std::nullopt : parse_real(text.substr(colon + 1));
-    if (!start || !end || *start < 0 || *end <= *start)
-        throw usage_error(fmt::format("--trace-window '{}': expected START:END in virtual "
-                                      "milliseconds with 0 <= START < END, e.g. 0:20",
-                                      text));
-    if (*start >= run_ms)
-        throw usage_error(
-            fmt::format("--trace-window '{}': starts at or after the run's end ({} virtual ms, "
-                        "--seconds {}): the trace would be empty",
-                        text, run_ms, run_ms / 1e3));
-    opt.trace_start_ms = *start;
-    opt.trace_end_ms = *end;
-}
-
-// The same file as `path`, when both exist (a link or another spelling of
-// the same name included).
-bool same_file(const std::string& a, const std::string& b)
-{
-    struct stat sa {
-    }, sb{};
-    return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev &&
-           sa.st_ino == sb.st_ino;
-}
-
-// The real backends run on this machine: no preset, no seed, no schedule
-// strategy (the OS schedules); the kernel backend runs the host's futex
-// code, so no model policy either.
-void check_backend_flags(const run_args& a)
-{
-    if (a.backend == "sim")
-        return;
-    for (const auto& flag : a.sim_only_flags)
-        throw usage_error(fmt::format("{} does not apply to --backend {} (it runs on this machine)",
-                                      flag, a.backend));
-    if (a.backend == "kernel" && (a.policy_given || a.opt.precheck || a.kernel_given))
-        throw usage_error(
-            fmt::format("{} does not apply to --backend kernel (the host kernel's own code runs)",
-                        a.policy_given   ? "--policy"
-                        : a.opt.precheck ? "--precheck"
-                                         : "--kernel"));
-    const run_options& opt = a.opt;
-    if (opt.threads > real::max_threads)
-        throw usage_error(fmt::format("--threads {}: --backend {} creates at most {} threads",
-                                      opt.threads, a.backend, real::max_threads));
-    if (opt.seconds > real::max_seconds)
-        throw usage_error(fmt::format("--seconds {}: --backend {} runs for at most {} s",
-                                      opt.seconds, a.backend, real::max_seconds));
-    // Threads created after the run has ended measure nothing, and a ramp
-    // longer than the run would keep the process alive past --seconds.
-    if (opt.ramp_ms > opt.seconds * 1e3)
-        throw usage_error(fmt::format(
-            "--ramp-ms {}: --backend {} must create its threads within the run (at most "
-            "--seconds x 1000 = {} ms)",
-            opt.ramp_ms, a.backend, opt.seconds * 1e3));
-    // Every real thread counts into its own bins (no shared line), so the
-    // bins cost threads x bins words.
-    const double bins = std::ceil(opt.seconds * 1e3 / opt.interval_ms);
-    if (bins * (opt.threads + 1) > max_real_bin_words)
-        throw usage_error(
-            fmt::format("--interval-ms {}: {} bins for each of {} threads is too many on --backend "
-                        "{} (at most {} bins x threads; widen --interval-ms)",
-                        opt.interval_ms, bins, opt.threads, a.backend, max_real_bin_words));
-}
-
-// What every backend checks the same way: the CPU list, the hash size, the
-// bins, and the workload's own flags (workload_flags).
-void check_common(run_args& a, unsigned num_cpus)
-{
-    run_options& opt = a.opt;
-    const workload_def* wl = usage_checked([&] { return &find_workload(opt.workload); });
-    a.workload.refuse_others(*wl);
-    if (a.cpus_given)
-        opt.cpus = usage_checked([&] { return parse_cpu_list(a.cpus, num_cpus); });
-    if (opt.presize && !std::has_single_bit(*opt.presize))
-        throw usage_error(fmt::format(
-            "--presize {}: slots must be a power of two from 2 to {} (use --global-hash "
-            "for 0)",
-            *opt.presize, max_presize));
-    if (opt.seconds * 1e3 / opt.interval_ms > max_bins)
-        throw usage_error(
-            fmt::format("--interval-ms {}: {} s in bins of {} ms is more than {} bins",
-                        opt.interval_ms, opt.seconds, opt.interval_ms, max_bins));
-    a.workload.apply(*wl, opt);
 }
 
 // Exit status of a run that warned under --fail-on-warning.

@@ -1,5 +1,5 @@
 // `futexsim selftests`: the kernel's futex selftests that a pivot can
-// disturb, as the simulator runs them (sim/selftests.h), on any machine and
+// disturb, as the simulator runs them (sim/timed/selftests.h), on any machine and
 // under any policy; one line per case with what its calls returned.
 #include <fmt/format.h>
 
@@ -19,7 +19,7 @@
 #include "model/core.h"
 #include "run/run_checks.h"
 #include "run/stop_signal.h"
-#include "sim/selftests.h"
+#include "sim/timed/selftests.h"
 
 namespace futexsim::cli {
 

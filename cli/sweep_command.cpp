@@ -4,27 +4,20 @@
 // (--shard K/N runs a deterministic 1/N of the runs), and SIGINT leaves a
 // valid file. `futexsim report` turns the lines into tables.
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 #include <signal.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
-#include <condition_variable>
-#include <filesystem>
 #include <fstream>
-#include <iostream>
 #include <limits>
 #include <map>
-#include <memory>
-#include <mutex>
 #include <optional>
 #include <set>
 #include <system_error>
 #include <thread>
 
-#include "cli/child_run.h"
+#include "cli/child_pool.h"
 #include "cli/commands.h"
 #include "cli/detector_flags.h"
 #include "cli/input_file.h"
@@ -32,6 +25,7 @@
 #include "cli/stop_signals.h"
 #include "cli/sweep_grid.h"
 #include "cli/sweep_line.h"
+#include "cli/sweep_results.h"
 #include "cli/writer_lock.h"
 #include "machine/machine.h"
 #include "model/core.h"
@@ -170,197 +164,6 @@ sweep_grid build_grid(const sweep_args& a)
     return g;
 }
 
-// Where a run sits in the sweep: everything of its line but "run".
-nlohmann::ordered_json result_head(const sweep_grid& g, std::size_t run_index)
-{
-    nlohmann::ordered_json j;
-    const sweep_cell c = cell_at(g, run_index / g.runs);
-    j["sweep_version"] = sweep_format_version;
-    j["grid_id"] = g.id();
-    j["grid_runs"] = g.run_count();
-    j["run_index"] = run_index;
-    j["cell_index"] = c.index;
-    j["cell"] = {{"machine", c.machine}, {"policy", c.policy}, {"workload", c.workload},
-                 {"kernel", c.kernel},   {"cpus", c.cpus},     {"precheck", c.precheck},
-                 {"ramp_ms", c.ramp_ms}, {"arm", c.arm},       {"threads", c.threads},
-                 {"seconds", g.seconds}};
-    // What the cell's machine file held when the run was made (a preset has none).
-    if (const std::string h = g.machine_hash(c.machine); !h.empty())
-        j["machine_file_hash"] = h;
-    return j;
-}
-
-// The run's own JSON plus where it sits in the sweep.
-std::string result_line(const sweep_grid& g, std::size_t run_index, const std::string& run_json)
-{
-    nlohmann::ordered_json j = result_head(g, run_index);
-    j["run"] = nlohmann::ordered_json::parse(run_json);
-    return j.dump();
-}
-
-// A line of --out with another grid id than this sweep's: which machine
-// file changed since, when that is the only difference (the grid's id with
-// the hashes the lines recorded is the lines' id), else another sweep.
-// "a.json", "a.json,b.json" or "a.json,b.json and 17 more".
-std::string some_files(const std::vector<std::string>& files)
-{
-    if (files.size() <= 2)
-        return fmt::format("{}", fmt::join(files, ","));
-    return fmt::format("{},{} and {} more", files[0], files[1], files.size() - 2);
-}
-
-[[noreturn]] void refuse_other_grid(const std::string& path, const sweep_grid& g,
-                                    const std::string& line_id,
-                                    const std::map<std::string, std::string>& recorded)
-{
-    sweep_grid then = g;
-    std::vector<std::string> changed, unrecorded;
-    for (std::size_t i = 0; i < g.machines.size(); i++) {
-        if (g.machine_hashes[i].empty())
-            continue;  // a preset
-        const auto r = recorded.find(g.machines[i]);
-        if (r == recorded.end() && recorded.empty()) {
-            // Lines from before the id covered machine files' content.
-            then.machine_hashes[i].clear();
-            unrecorded.push_back(g.machines[i].substr(5));
-        } else if (r != recorded.end() && r->second != g.machine_hashes[i]) {
-            then.machine_hashes[i] = r->second;
-            changed.push_back(g.machines[i].substr(5));
-        }
-    }
-    if (then.id() == line_id && !changed.empty())
-        throw usage_error(fmt::format(
-            "--machine-file {}: changed since the runs in --out {} were made (grid {}, now "
-            "{}): its runs would mix two machines; restore the file or use another --out",
-            some_files(changed), path, line_id, g.id()));
-    if (then.id() == line_id && !unrecorded.empty())
-        throw usage_error(fmt::format(
-            "--out {}: written before a sweep recorded its machine files' content (grid {}, "
-            "now {}), so its runs cannot be checked against --machine-file {}; use another "
-            "file",
-            path, line_id, g.id(), some_files(unrecorded)));
-    throw usage_error(
-        fmt::format("--out {} holds another sweep (grid {}, this one is {}); use another file",
-                    path, line_id, g.id()));
-}
-
-// What --out already holds: the run indices done, after dropping a last
-// line cut short by an interruption.
-std::set<std::size_t> load_done(const std::string& path, const sweep_grid& g)
-{
-    std::set<std::size_t> done;
-    if (!path_exists(path))
-        return done;
-    const std::string text = read_input_file("--out", path);
-    const std::size_t keep =
-        text.empty() || text.back() == '\n' ? text.size() : text.rfind('\n') + 1;
-    std::vector<std::pair<std::size_t, nlohmann::ordered_json>> lines;  // line number, line
-    std::size_t pos = 0, line_no = 0;
-    while (pos < keep) {
-        const std::size_t end = text.find('\n', pos);
-        const std::string line = text.substr(pos, end - pos);
-        pos = end + 1;
-        line_no++;
-        if (line.empty())
-            continue;
-        try {
-            lines.emplace_back(line_no, parse_sweep_line(line));
-        } catch (const std::invalid_argument& e) {
-            throw usage_error(
-                fmt::format("--out {}: line {}: {}; use another file", path, line_no, e.what()));
-        }
-    }
-    // What each machine file held when its runs were made.
-    std::map<std::string, std::string> recorded;
-    for (const auto& [no, j] : lines)
-        if (j.contains("machine_file_hash"))
-            recorded[j.at("cell").at("machine").get<std::string>()] =
-                j.at("machine_file_hash").get<std::string>();
-    for (const auto& [no, j] : lines) {
-        if (j.at("grid_id") != g.id())
-            refuse_other_grid(path, g, j.at("grid_id").get<std::string>(), recorded);
-        // The same grid id: the line must be what this sweep would write
-        // for its run, but for the run's own result.
-        const auto run_index = j.at("run_index").get<std::size_t>();
-        nlohmann::ordered_json expect = result_head(g, run_index);
-        expect["run"] = j.at("run");
-        if (j != expect)
-            throw usage_error(fmt::format(
-                "--out {}: line {} does not match run {} of this grid (edited by hand?); "
-                "use another file",
-                path, no, run_index));
-        if (const std::uint64_t seed = g.seed + run_index % g.runs; j.at("run").at("seed") != seed)
-            throw usage_error(fmt::format(
-                "--out {}: line {}: 'run'.'seed' = {}, but run {} of this grid has seed {} "
-                "(edited by hand?); use another file",
-                path, no, j.at("run").at("seed").dump(), run_index, seed));
-        if (done.count(run_index))
-            throw usage_error(fmt::format("--out {}: line {}: run {} is in twice; use another file",
-                                          path, no, run_index));
-        done.insert(run_index);
-    }
-    if (keep != text.size()) {
-        // The half-written line of an interrupted run.
-        std::error_code ec;
-        std::filesystem::resize_file(path, keep, ec);
-        if (ec)
-            throw usage_error(
-                fmt::format("--out {}: the last line is cut short and cannot be dropped: {}", path,
-                            ec.message()));
-    }
-    return done;
-}
-
-// How many runs of [from, to) shard K/N owns: those whose index is K-1
-// modulo N.
-std::size_t owned_in(std::size_t from, std::size_t to, const shard_spec& shard)
-{
-    const auto below = [&](std::size_t end) {
-        return end > shard.k - 1 ? (end - shard.k) / shard.n + 1 : 0;
-    };
-    return below(to) - below(from);
-}
-
-// How many cells the shard owns a run of: every cell when N <= --runs,
-// else counted (a cell of R runs then holds at most one owned run).
-std::size_t cells_owned(const sweep_grid& g, std::size_t total, const shard_spec& shard)
-{
-    if (shard.n <= g.runs)
-        return total / g.runs;
-    std::set<std::size_t> cells;
-    for (std::size_t i = shard.k - 1; i < total; i += shard.n)
-        cells.insert(i / g.runs);
-    return cells.size();
-}
-
-// This shard's runs not yet in --out, in index order, one at a time.
-class run_cursor {
-public:
-    run_cursor(const shard_spec& shard, std::size_t total, const std::set<std::size_t>& done)
-        : next_(shard.k - 1), step_(shard.n), total_(total), done_(done)
-    {
-        skip_done();
-    }
-    bool exhausted() const { return next_ >= total_; }
-    std::size_t take()
-    {
-        const std::size_t i = next_;
-        advance();
-        skip_done();
-        return i;
-    }
-
-private:
-    void advance() { next_ = total_ - next_ <= step_ ? total_ : next_ + step_; }
-    void skip_done()
-    {
-        while (!exhausted() && done_.count(next_))
-            advance();
-    }
-    std::size_t next_, step_, total_;
-    const std::set<std::size_t>& done_;
-};
-
 std::string hms(double seconds)
 {
     const long s = std::lround(std::max(0.0, seconds));
@@ -474,13 +277,8 @@ int sweep(sweep_args& a)
     // The runs still to do, taken one by one (a grid of a billion runs
     // is never held in memory).
     run_cursor todo(shard, total, done_before);
-    const std::string self = self_executable();
     const unsigned jobs = a.jobs ? a.jobs : std::max(1u, std::thread::hardware_concurrency());
-    std::mutex mu;
-    std::condition_variable cv;
-    std::size_t running = 0;
     const std::size_t to_do = owned - finished;
-    std::set<pid_t> children;
     std::optional<std::string> failure;
     // --fail-on-warning: the first run that warned (it stopped there and
     // printed its cut-short line, which is not the grid's result: not
@@ -494,84 +292,43 @@ int sweep(sweep_args& a)
             }));
     };
 
-    auto worker = [&] {
-        for (;;) {
-            std::size_t run_index = 0;
-            {
-                std::lock_guard lock(mu);
-                if (todo.exhausted() || failure || warned || sigint_received())
-                    return;
-                run_index = todo.take();
-                running++;
+    child_pool_hooks hooks;
+    hooks.exhausted = [&] { return todo.exhausted(); };
+    hooks.take = [&] { return todo.take(); };
+    hooks.arguments = [&](std::size_t run_index) { return run_arguments(g, run_index); };
+    hooks.unstartable = [&](std::size_t run_index, const std::system_error& e) {
+        // The sweep stops with what it has, as on a failed run.
+        if (!failure)
+            failure = fmt::format("run {}: {}", run_index, e.what());
+    };
+    hooks.ended = [&](std::size_t run_index, const child_result& r) {
+        if (r.status == 0 && !r.out.empty()) {
+            out << result_line(g, run_index, r.out.substr(0, r.out.find('\n'))) << '\n';
+            out.flush();
+            if (!out && !failure)
+                failure = fmt::format("--out {}: write failed", a.out);
+            finished++;
+            per_cell[run_index / g.runs]++;
+        } else if (const std::size_t at = warned_line(r.err);
+                   g.fail_on_warning && r.status == 1 && at != std::string::npos) {
+            if (!warned) {
+                const std::size_t from = at + fail_on_warning_prefix.size();
+                warned = fmt::format("run {} ({}) warned: {}", run_index,
+                                     fmt::join(run_arguments(g, run_index), " "),
+                                     r.err.substr(from, r.err.find('\n', from) - from));
             }
-            child_result r;
-            try {
-                r = run_child(self, run_arguments(g, run_index), [&](pid_t pid) {
-                    std::lock_guard lock(mu);
-                    children.insert(pid);
-                });
-            } catch (const std::system_error& e) {
-                // No child (the executable replaced under the sweep, no pipes
-                // left): the sweep stops with what it has, as on a failed run.
-                std::lock_guard lock(mu);
-                running--;
-                if (!failure)
-                    failure = fmt::format("run {}: {}", run_index, e.what());
-                cv.notify_all();
-                return;
-            }
-            std::lock_guard lock(mu);
-            running--;
-            if (r.status == 0 && !r.out.empty()) {
-                out << result_line(g, run_index, r.out.substr(0, r.out.find('\n'))) << '\n';
-                out.flush();
-                if (!out && !failure)
-                    failure = fmt::format("--out {}: write failed", a.out);
-                finished++;
-                per_cell[run_index / g.runs]++;
-            } else if (const std::size_t at = warned_line(r.err);
-                       g.fail_on_warning && r.status == 1 && at != std::string::npos) {
-                if (!warned) {
-                    const std::size_t from = at + fail_on_warning_prefix.size();
-                    warned = fmt::format("run {} ({}) warned: {}", run_index,
-                                         fmt::join(run_arguments(g, run_index), " "),
-                                         r.err.substr(from, r.err.find('\n', from) - from));
-                }
-            } else if (r.status != interrupted_status && !sigint_received() && !failure &&
-                       !warned) {
-                const std::string err = r.err.substr(0, r.err.find('\n'));
-                failure = fmt::format("run {} ({}) failed with status {}: {}", run_index,
-                                      fmt::join(run_arguments(g, run_index), " "), r.status, err);
-            }
-            cv.notify_all();
+        } else if (r.status != interrupted_status && !sigint_received() && !failure && !warned) {
+            const std::string err = r.err.substr(0, r.err.find('\n'));
+            failure = fmt::format("run {} ({}) failed with status {}: {}", run_index,
+                                  fmt::join(run_arguments(g, run_index), " "), r.status, err);
         }
     };
-    std::vector<std::thread> pool;
-    with_sigint_blocked([&] {
-        for (unsigned i = 0; i < std::min<std::size_t>(jobs, to_do); i++)
-            pool.emplace_back(worker);
-    });
-
-    // The main thread watches: progress, SIGINT (passed on to the children,
-    // whose partial results are dropped), and the end.
-    {
-        std::unique_lock lock(mu);
-        bool signalled = false;
-        while (!(todo.exhausted() && running == 0) && !(failure && running == 0) &&
-               !(warned && running == 0) && !(sigint_received() && running == 0)) {
-            cv.wait_for(lock, std::chrono::milliseconds(200));
-            // The first warning stops the runs in flight as SIGINT does.
-            if ((sigint_received() || warned) && !signalled) {
-                signalled = true;
-                for (pid_t pid : children)
-                    kill(pid, SIGINT);
-            }
-            bar.update(finished, cells_done());
-        }
-        bar.update(finished, cells_done(), true);
-    }
-    for (auto& t : pool)
-        t.join();
+    // A failure stops the sweep; the first warning also stops the runs in
+    // flight, as SIGINT does (their partial results are dropped).
+    hooks.stopped = [&] { return failure.has_value(); };
+    hooks.interrupting = [&] { return warned.has_value(); };
+    hooks.progress = [&](bool final) { bar.update(finished, cells_done(), final); };
+    run_child_pool(self_executable(), jobs, to_do, hooks);
     if (failure)
         throw usage_error(*failure);
     if (warned && !sigint_received()) {

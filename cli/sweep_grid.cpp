@@ -8,6 +8,7 @@
 #include <bit>
 #include <filesystem>
 #include <limits>
+#include <set>
 #include <stdexcept>
 
 namespace futexsim::cli {
@@ -247,6 +248,28 @@ shard_spec parse_shard(const std::string& text)
     if (!k || !n || *n == 0 || *k == 0 || *k > *n)
         bad("--shard", text, "expected K/N with 1 <= K <= N");
     return {*k, *n};
+}
+
+// How many runs of [from, to) shard K/N owns: those whose index is K-1
+// modulo N.
+std::size_t owned_in(std::size_t from, std::size_t to, const shard_spec& shard)
+{
+    const auto below = [&](std::size_t end) {
+        return end > shard.k - 1 ? (end - shard.k) / shard.n + 1 : 0;
+    };
+    return below(to) - below(from);
+}
+
+// How many cells the shard owns a run of: every cell when N <= --runs,
+// else counted (a cell of R runs then holds at most one owned run).
+std::size_t cells_owned(const sweep_grid& g, std::size_t total, const shard_spec& shard)
+{
+    if (shard.n <= g.runs)
+        return total / g.runs;
+    std::set<std::size_t> cells;
+    for (std::size_t i = shard.k - 1; i < total; i += shard.n)
+        cells.insert(i / g.runs);
+    return cells.size();
 }
 
 }  // namespace futexsim::cli

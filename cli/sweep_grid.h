@@ -3,9 +3,11 @@
 // nothing here runs a simulation.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -85,6 +87,40 @@ std::vector<std::string> run_arguments(const sweep_grid& g, std::size_t run_inde
 struct shard_spec {
     unsigned k = 1, n = 1;
     bool owns(std::size_t run_index) const { return run_index % n == k - 1; }
+};
+
+// How many runs of [from, to) shard K/N owns: those whose index is K-1
+// modulo N.
+std::size_t owned_in(std::size_t from, std::size_t to, const shard_spec& shard);
+// How many cells the shard owns a run of.
+std::size_t cells_owned(const sweep_grid& g, std::size_t total, const shard_spec& shard);
+
+// This shard's runs not yet in --out, in index order, one at a time.
+class run_cursor {
+public:
+    run_cursor(const shard_spec& shard, std::size_t total, const std::set<std::size_t>& done)
+        : next_(shard.k - 1), step_(shard.n), total_(total), done_(done)
+    {
+        skip_done();
+    }
+    bool exhausted() const { return next_ >= total_; }
+    std::size_t take()
+    {
+        const std::size_t i = next_;
+        advance();
+        skip_done();
+        return i;
+    }
+
+private:
+    void advance() { next_ = total_ - next_ <= step_ ? total_ : next_ + step_; }
+    void skip_done()
+    {
+        while (!exhausted() && done_.count(next_))
+            advance();
+    }
+    std::size_t next_, step_, total_;
+    const std::set<std::size_t>& done_;
 };
 
 // Parsers for the command line; each throws std::invalid_argument with a

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include <cstddef>
 #include <string>
 
 namespace futexsim::cli {
@@ -20,5 +21,21 @@ nlohmann::ordered_json parse_sweep_line(const std::string& line);
 
 // The outcomes `run --json` prints.
 bool is_run_outcome(const std::string& s);
+
+// f(line_no, line) for each non-empty line of text[0, end), numbered from 1
+// as an editor numbers them (a file of result lines, read whole).
+template <class F>
+void for_each_line(const std::string& text, std::size_t end, F f)
+{
+    std::size_t pos = 0, line_no = 0;
+    while (pos < end) {
+        const std::size_t stop = text.find('\n', pos);
+        const std::string line = text.substr(pos, stop - pos);
+        pos = stop + 1;
+        line_no++;
+        if (!line.empty())
+            f(line_no, line);
+    }
+}
 
 }  // namespace futexsim::cli

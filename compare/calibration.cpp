@@ -13,7 +13,7 @@
 #include "run/plural.h"
 #include "run/stop_signal.h"
 #include "run/workloads/workload.h"
-#include "sim/run.h"
+#include "sim/timed/run.h"
 
 namespace futexsim::compare {
 

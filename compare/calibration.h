@@ -7,6 +7,7 @@
 
 #include "machine/machine.h"
 #include "probe/measure.h"
+#include "probe/syscall_split.h"
 
 namespace futexsim::compare {
 
@@ -34,7 +35,7 @@ struct calibration_report {
     double simulated_wake_ns = 0;     // the same on the host preset
     double suggested_syscall_ns = 0;  // entry + exit that would make them agree
     unsigned hz = 0;                  // CONFIG_HZ the preset read
-    // The system-call split (probe/measure.h), measured first, and what it
+    // The system-call split (probe/syscall_split.h), measured first, and what it
     // gives the host machine: entry + exit and kernel_cpi.
     probe::syscall_split split;
     double ghz = 0;  // the core clock measured beside it
@@ -63,7 +64,7 @@ std::string calibration_table(const calibration_report& r);
 // system-call entry + exit `syscall_ns`, costs `wake_ns`: two short
 // simulations with the timing jitter off give that cost as fixed_ns +
 // syscall_ns + ns_per_cpi x kernel_cpi, the instructions counted in the
-// compiled 7.2.13 between the model's accesses (sim/site_costs.h).
+// compiled 7.2.13 between the model's accesses (sim/timed/site_costs.h).
 // Negative if the path measured is shorter than the model's fixed part.
 calibration_report::cpi_derivation derive_kernel_cpi(const machine& m, double syscall_ns, double wake_ns);
 

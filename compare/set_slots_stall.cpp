@@ -10,7 +10,7 @@
 #include "model/futex.h"
 #include "real/kernel_process.h"
 #include "run/stop_signal.h"
-#include "sim/process.h"
+#include "sim/timed/process.h"
 
 namespace futexsim::compare {
 

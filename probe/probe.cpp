@@ -281,7 +281,7 @@ probed_machine machine_from_probe(const probe_result& r, const machine& base)
     if (r.hold && r.hold->window_ns() >= 0 && hold_one_way > 0) {
         // The model's holder keeps the line lock_hold_ns after its locked op,
         // then until the next request's snoop arrives, snoop_leg_fraction of
-        // the transfer later (sim/cache.cpp, cache_model::serve()).
+        // the transfer later (sim/timed/cache.cpp, cache_model::serve()).
         const double w = r.hold->window_ns();
         m.snoop_leg_fraction = std::clamp((w - m.lock_hold_ns) / hold_one_way, 0.0, 1.0);
         src["snoop_leg_fraction"] =

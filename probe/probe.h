@@ -1,7 +1,8 @@
 // `futexsim probe`: this machine measured into a machine file. The topology
 // from sysfs, one-way transfer latencies per pair class by ping-pong, the
-// locked RMW, the core clock and the system-call split (probe/measure.h),
-// and the rules that turn them into the file's fields (docs/probe.md).
+// locked RMW, the core clock (probe/measure.h) and the system-call split
+// (probe/syscall_split.h), and the rules that turn them into the file's
+// fields (docs/probe.md).
 #pragma once
 
 #include <functional>
@@ -13,6 +14,7 @@
 #include "machine/machine.h"
 #include "probe/host_topology.h"
 #include "probe/measure.h"
+#include "probe/syscall_split.h"
 
 namespace futexsim::probe {
 

@@ -275,7 +275,7 @@ private:
                 std::lock_guard lock(var_mu_);
                 gen = var_gen_;
             }
-            // might_sleep(): as sim_env's (sim/sim_env.h): one evaluation
+            // might_sleep(): as sim_env's (sim/timed/sim_env.h): one evaluation
             // stands for the kernel's TASK_RUNNING check and the one after
             // prepare_to_wait().
             const bool outer = blocking_call_;

@@ -1,7 +1,7 @@
 // What a run is asked for, whichever backend runs it (the simulator, or
 // real threads on this machine): the workload and its parameters, the
 // threads, the length, the hash size, the policy. What only the simulator
-// takes (schedule strategy, trace file) is sim::sim_options (sim/run.h).
+// takes (schedule strategy, trace file) is sim::sim_options (sim/timed/run.h).
 #pragma once
 
 #include <cstdint>

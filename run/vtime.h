@@ -1,5 +1,5 @@
 // Time as every layer above the model counts it: nanoseconds of the
-// process's clock, virtual on the simulator (sim/engine.h), wall-clock on a
+// process's clock, virtual on the simulator (sim/timed/engine.h), wall-clock on a
 // real backend.
 #pragma once
 

@@ -1,7 +1,7 @@
 // Schedule strategies: at each scheduling point the simulator has a list of
 // tasks that could run next and asks a strategy which one. The same
 // strategies serve the timed engine (which queued task a CPU dispatches,
-// sim/engine.cpp) and the explorer (which task takes the next step,
+// sim/timed/engine.cpp) and the explorer (which task takes the next step,
 // sim/explore/). Everything random comes from the strategy's seed, so a run
 // is fully described by (strategy, seed, depth, schedule prefix).
 //

@@ -68,7 +68,7 @@ struct workload_def {
     // True if, once main() has returned, no thread creates a thread or
     // calls prctl() and the threads keep doing the same thing until the
     // run ends (no fixed amount of work, no phases): the simulator may then
-    // fast-forward a run whose hash has settled (sim/fast_forward.h).
+    // fast-forward a run whose hash has settled (sim/timed/fast_forward.h).
     bool stationary_after_main = false;
     // The flags only this workload takes (others are refused).
     std::vector<workload_flag> flags;

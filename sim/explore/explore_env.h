@@ -54,6 +54,7 @@
 #include "sim/kernel/task.h"
 #include "sim/kernel/wait_var.h"
 #include "sim/kernel/words.h"
+#include "sim/observer_list.h"
 #include "sim/schedule.h"
 
 namespace futexsim::sim::explore {
@@ -149,8 +150,8 @@ public:
     void user_step(std::string note);
 
     // Observers, told in the order added (sim/explore/explore_observer.h).
-    void add_observer(explore_observer& o) { observers_.push_back(&o); }
-    const std::vector<explore_observer*>& observers() const { return observers_; }
+    void add_observer(explore_observer& o) { observers_.add(o); }
+    const observer_list<explore_observer>& observers() const { return observers_; }
 
     // The process the case interpreter runs: its thread count, which
     // get_nr_threads() gives the model, and its user memory (the futex
@@ -250,13 +251,7 @@ public:
     }
     void smp_mb() {}
 
-    std::unique_ptr<percpu_uint> alloc_percpu_uint()
-    {
-        auto p = std::make_unique<percpu_uint>();
-        p->v.assign(cfg_.cpus, 0);
-        percpu_index_.emplace(p.get(), percpu_index_.size());
-        return p;
-    }
+    std::unique_ptr<percpu_uint> alloc_percpu_uint();
     void this_cpu_inc(percpu_uint& p, loc l = loc::current());
     void this_cpu_dec(percpu_uint& p, loc l = loc::current());
     unsigned per_cpu_read(const percpu_uint& p, unsigned cpu, loc l = loc::current());
@@ -264,16 +259,8 @@ public:
 
     void rcu_read_lock();
     void rcu_read_unlock();
-    unsigned long get_state_synchronize_rcu() const
-    {
-        record_gp_read();
-        return gp_.get_state();
-    }
-    bool poll_state_synchronize_rcu(unsigned long cookie) const
-    {
-        record_gp_read();
-        return gp_.poll_state(cookie);
-    }
+    unsigned long get_state_synchronize_rcu() const;
+    bool poll_state_synchronize_rcu(unsigned long cookie) const;
     void call_rcu_hurry(model::rcu_head* head, void (*func)(model::rcu_head*));
     void synchronize_rcu(loc l = loc::current());
     // Never: tasks left at the end are abandoned, not unwound (shutdown()).
@@ -313,13 +300,7 @@ public:
     // The PI futex code's view of tasks: the TID user space writes in a PI
     // futex word (task id + 1000, never 0), and the task of a TID.
     int task_pid_vnr(void* t) const { return static_cast<explore_task*>(t)->id + 1000; }
-    void* find_get_task_by_vpid(int pid)
-    {
-        const int id = pid - 1000;
-        if (id < 0 || static_cast<std::size_t>(id) >= tasks_.size() || tasks_[static_cast<std::size_t>(id)]->kernel)
-            return nullptr;
-        return tasks_[static_cast<std::size_t>(id)].get();
-    }
+    void* find_get_task_by_vpid(int pid);
     // futex_cmpxchg_value_locked(): cmpxchg on the futex word, the old value
     // in *curval; 0 or -EFAULT_.
     int futex_cmpxchg_value_locked(std::uint32_t* curval, std::uint64_t uaddr, std::uint32_t uval,
@@ -332,25 +313,7 @@ public:
     template <class Q>
     model::sleep_end futex_sleep(Q* q, long timeout_ns, loc l = loc::current())
     {
-        point(op_kind::sleep, q, l);
-        explore_task& self = current();
-        self.futex_q = q;
-        ++self.sleeps;
-        self.timed_out = false;
-        if (timeout_ns >= 0)
-            self.wake_at = static_cast<std::int64_t>(step_) + timeout_ns;
-        // schedule(): a task that a wake has made TASK_RUNNING, or that never
-        // set a sleeping state, does not sleep (a wake that came while it
-        // was still running is counted by sleep_begins() as before).
-        const bool slept = self.kstate == model::TASK_RUNNING ? (self.sleep_begins(), !tearing_down_)
-                                                              : block("futex_sleep", q);
-        self.kstate = model::TASK_RUNNING;
-        self.futex_q = nullptr;
-        self.wake_at = -1;
-        done(0, 0);
-        if (!slept)
-            return model::sleep_end::signal;
-        return self.timed_out ? model::sleep_end::timeout : model::sleep_end::wakeup;
+        return futex_sleep_on(q, timeout_ns, l);
     }
 
     // kzalloc(): a zeroed T the environment owns until kvfree() (then the
@@ -380,15 +343,7 @@ public:
     void warn(const char* what);
     // The distinct warnings a run with non-fatal warnings recorded.
     const std::vector<std::string>& warnings() const { return warnings_; }
-    void trace(const model::trace_point& tp)
-    {
-        // The pivot's tracepoints feed the harness's pivot statistics,
-        // ordered across tasks; the per-reference ones only count.
-        if (tp.kind != model::trace_kind::ref_get_percpu && tp.kind != model::trace_kind::ref_get_atomic)
-            commute_with_nothing();
-        for (explore_observer* o : observers_)
-            o->on_trace(tp);
-    }
+    void trace(const model::trace_point& tp);
 
     // nanosleep(): the current task sleeps for `steps` steps.
     void sleep_steps(std::uint64_t steps);
@@ -426,6 +381,8 @@ private:
     void pending_kind(op_kind k);
     void done(long before, long after);
     bool block(const char* in, const void* on);
+    // futex_sleep()'s body: schedule() in futex_do_wait(), a step of its own.
+    model::sleep_end futex_sleep_on(const void* q, long timeout_ns, const loc& l);
     // A kernel sleep of its own (a lock, a wait, synchronize_rcu()): the task
     // is TASK_UNINTERRUPTIBLE while it sleeps and TASK_RUNNING after.
     bool block_uninterruptible(const char* in, const void* on);
@@ -455,7 +412,7 @@ private:
     std::uint64_t object_name(const void* p) const;
 
     config cfg_;
-    std::vector<explore_observer*> observers_;
+    observer_list<explore_observer> observers_;
     std::vector<std::string> warnings_;
     std::unique_ptr<schedule_strategy> strategy_;
     std::vector<std::unique_ptr<explore_task>> tasks_;

@@ -258,4 +258,56 @@ void explore_env::sleep_steps(std::uint64_t steps)
     done(0, 0);
 }
 
+// schedule() in futex_do_wait(), for futex_sleep(): the sleep is a step of
+// its own; a timeout is a number of steps.
+model::sleep_end explore_env::futex_sleep_on(const void* q, long timeout_ns, const loc& l)
+{
+    point(op_kind::sleep, q, l);
+    explore_task& self = current();
+    self.futex_q = q;
+    ++self.sleeps;
+    self.timed_out = false;
+    if (timeout_ns >= 0)
+        self.wake_at = static_cast<std::int64_t>(step_) + timeout_ns;
+    // schedule(): a task that a wake has made TASK_RUNNING, or that never
+    // set a sleeping state, does not sleep (a wake that came while it
+    // was still running is counted by sleep_begins() as before).
+    const bool slept = self.kstate == model::TASK_RUNNING ? (self.sleep_begins(), !tearing_down_)
+                                                          : block("futex_sleep", q);
+    self.kstate = model::TASK_RUNNING;
+    self.futex_q = nullptr;
+    self.wake_at = -1;
+    done(0, 0);
+    if (!slept)
+        return model::sleep_end::signal;
+    return self.timed_out ? model::sleep_end::timeout : model::sleep_end::wakeup;
+}
+
+// The task of a PI futex word's TID (task id + 1000), if it is a user task.
+void* explore_env::find_get_task_by_vpid(int pid)
+{
+    const int id = pid - 1000;
+    if (id < 0 || static_cast<std::size_t>(id) >= tasks_.size() || tasks_[static_cast<std::size_t>(id)]->kernel)
+        return nullptr;
+    return tasks_[static_cast<std::size_t>(id)].get();
+}
+
+// The pivot's tracepoints feed the harness's pivot statistics, ordered
+// across tasks; the per-reference ones only count.
+void explore_env::trace(const model::trace_point& tp)
+{
+    if (tp.kind != model::trace_kind::ref_get_percpu && tp.kind != model::trace_kind::ref_get_atomic)
+        commute_with_nothing();
+    for (explore_observer* o : observers_)
+        o->on_trace(tp);
+}
+
+std::unique_ptr<explore_env::percpu_uint> explore_env::alloc_percpu_uint()
+{
+    auto p = std::make_unique<percpu_uint>();
+    p->v.assign(cfg_.cpus, 0);
+    percpu_index_.emplace(p.get(), percpu_index_.size());
+    return p;
+}
+
 }  // namespace futexsim::sim::explore

@@ -179,4 +179,17 @@ void explore_env::end_gp_step(bool forced)
     advance_time();
 }
 
+// Both read the grace-period sequence: a step that touches it.
+unsigned long explore_env::get_state_synchronize_rcu() const
+{
+    record_gp_read();
+    return gp_.get_state();
+}
+
+bool explore_env::poll_state_synchronize_rcu(unsigned long cookie) const
+{
+    record_gp_read();
+    return gp_.poll_state(cookie);
+}
+
 }  // namespace futexsim::sim::explore

@@ -5,9 +5,9 @@
 // makes them safe, and kvfree_rcu()'s deferred frees.
 //
 // When a grace period starts and ends is the clock's: the timed simulator's
-// quiescent states at ticks, context switches and idle (sim/rcu.h), the
+// quiescent states at ticks, context switches and idle (sim/timed/rcu.h), the
 // explorer's step count and read-side sections (sim/explore/explore_env.h),
-// or the caller of the step environment (sim/step_env.h). Each calls
+// or the caller of the step environment (sim/step/step_env.h). Each calls
 // start_gp() and end_gp() and runs what end_gp() hands back in its own way.
 #pragma once
 

@@ -2,7 +2,7 @@
 // (sim/kernel/): what preempt_disable() and rcu_read_lock() nest, a wake-up
 // that came while the task was still running, and the bookkeeping of
 // wait_var_event() (sim/kernel/wait_var.h). The timed simulator's tasks
-// (sim/engine.h) and the explorer's (sim/explore/explore_env.h) are both
+// (sim/timed/engine.h) and the explorer's (sim/explore/explore_env.h) are both
 // one, so the primitives here run on either.
 #pragma once
 

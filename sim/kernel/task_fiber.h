@@ -1,5 +1,5 @@
 // The entry function of a task's fiber, for both fiber schedulers (the timed
-// engine, sim/engine.cpp, and the explorer, sim/explore/explore_env.cpp):
+// engine, sim/timed/engine.cpp, and the explorer, sim/explore/explore_env.cpp):
 // remember who resumed the task, run its body, keep the first exception
 // that escapes it for the scheduler to rethrow, let the scheduler retire the
 // task, and hand control back.

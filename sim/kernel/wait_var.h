@@ -1,7 +1,7 @@
 // wait_var_event(), the open-coded wait_woken() loop on a var's wait queue,
 // wake_up_var() (kernel/sched/wait_bit.c, include/linux/wait_bit.h) and the
 // might_sleep() check of a blocking call made inside a wait condition, for
-// the fiber environments (sim/sim_env.h, sim/explore/explore_env.h). How a
+// the fiber environments (sim/timed/sim_env.h, sim/explore/explore_env.h). How a
 // task sleeps and is woken is the environment's (its clock's); what a wait
 // is, is here, once.
 #pragma once

@@ -1,8 +1,8 @@
 // The shared-word types of the environments that step the model one call at
-// a time (sim/step_env.h, sim/explore/explore_env.h): plain values, since
+// a time (sim/step/step_env.h, sim/explore/explore_env.h): plain values, since
 // those environments run one task at a time and order every access
 // themselves. (The timed simulator's words carry a cache line each,
-// sim/sim_env.h; the threads backend's are real atomics.)
+// sim/timed/sim_env.h; the threads backend's are real atomics.)
 #pragma once
 
 #include <vector>

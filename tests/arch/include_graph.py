@@ -9,6 +9,11 @@ and fails on:
     implement the shared run layer; neither knows the other);
   - upward: a file including a folder of a higher layer (docs/architecture.md:
     model < machine < run < sim, real < probe < compare < cli < bench, tests);
+  - machine: inside sim/, one of its three machines (timed/, the timed
+    simulator; explore/, the explorer; step/, the step environment)
+    including another, or sim/'s shared parts (kernel/, strategies/,
+    schedule, rng, the trace format) including any of them: each machine
+    stands on the shared parts only;
   - cycle: files that include each other, directly or through others.
 
 Violations are printed one per line. Lines listed in an allow-list file
@@ -27,6 +32,8 @@ SOURCE_DIRS = ("model", "machine", "run", "sim", "real", "compare", "probe", "cl
 # Each folder's layer: includes go to the same layer or below.
 LAYER = {"model": 0, "machine": 1, "run": 2, "sim": 3, "real": 3, "probe": 4, "compare": 5, "cli": 6,
          "bench": 7, "tests": 7}
+# sim/'s three machines: none includes another (docs/architecture.md).
+SIM_MACHINES = ("timed", "explore", "step")
 EXTENSIONS = (".h", ".hpp", ".cpp", ".cc")
 INCLUDE = re.compile(r'^\s*#\s*include\s*"([^"]+)"')
 
@@ -68,6 +75,15 @@ def top(path):
     return path.split(os.sep, 1)[0]
 
 
+def sim_machine(path):
+    """Which of sim/'s machines a file belongs to, or None for sim/'s shared
+    parts and everything outside sim/."""
+    parts = path.split(os.sep)
+    if len(parts) > 2 and parts[0] == "sim" and parts[1] in SIM_MACHINES:
+        return parts[1]
+    return None
+
+
 def layer_violations(graph):
     out = []
     for src in sorted(graph):
@@ -78,6 +94,8 @@ def layer_violations(graph):
                 out.append(f"backend: {src} -> {dst}")
             elif LAYER.get(top(dst), 0) > LAYER.get(top(src), 0):
                 out.append(f"upward: {src} -> {dst}")
+            elif top(src) == "sim" and sim_machine(dst) not in (None, sim_machine(src)):
+                out.append(f"machine: {src} -> {dst}")
     return out
 
 

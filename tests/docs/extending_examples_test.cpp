@@ -15,7 +15,7 @@
 #include "machine/embedded_presets.h"
 #include "machine/machine.h"
 #include "run/workloads/registry.h"
-#include "sim/run.h"
+#include "sim/timed/run.h"
 #include "tests/machine/preset_checks.h"
 #include "tests/run/parse_workload_flags.h"
 #include "tests/run/small_xeon_run.h"

@@ -10,7 +10,7 @@
 #include <climits>
 #include <string>
 
-#include "sim/step_process.h"
+#include "sim/step/step_process.h"
 
 namespace futexsim::test {
 

@@ -6,8 +6,8 @@
 #include <climits>
 #include <string>
 
-#include "sim/sim_env.h"
-#include "sim/step_process.h"
+#include "sim/step/step_process.h"
+#include "sim/timed/sim_env.h"
 #include "tests/model/policy_fixture.h"
 
 using namespace futexsim::test;

@@ -2,7 +2,7 @@
 // tools/testing/selftests/futex/functional/futex_priv_hash.c step by step.
 #include <catch2/catch.hpp>
 
-#include "sim/step_process.h"
+#include "sim/step/step_process.h"
 
 using futexsim::sim::step_process;
 namespace model = futexsim::model;

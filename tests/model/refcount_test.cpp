@@ -3,7 +3,7 @@
 
 #include <climits>
 
-#include "sim/step_process.h"
+#include "sim/step/step_process.h"
 
 using futexsim::sim::step_process;
 namespace model = futexsim::model;

@@ -4,7 +4,7 @@
 
 #include <vector>
 
-#include "sim/step_process.h"
+#include "sim/step/step_process.h"
 
 using futexsim::sim::step_env;
 using futexsim::sim::step_process;

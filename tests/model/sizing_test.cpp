@@ -1,7 +1,7 @@
 // futex_hash_allocate_default() sizing, against the sizes real machines end at.
 #include <catch2/catch.hpp>
 
-#include "sim/step_process.h"
+#include "sim/step/step_process.h"
 
 using futexsim::sim::step_process;
 

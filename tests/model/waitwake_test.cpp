@@ -9,7 +9,7 @@
 #include <functional>
 #include <vector>
 
-#include "sim/step_process.h"
+#include "sim/step/step_process.h"
 
 using futexsim::sim::step_env;
 using futexsim::sim::step_process;

@@ -11,7 +11,7 @@
 #include <algorithm>
 #include <bit>
 
-#include "sim/step_process.h"
+#include "sim/step/step_process.h"
 #include "tests/properties/property_support.h"
 
 using futexsim::sim::step_process;

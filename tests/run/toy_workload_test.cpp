@@ -12,7 +12,7 @@
 
 #include "cli/commands.h"
 #include "run/workloads/registry.h"
-#include "sim/run.h"
+#include "sim/timed/run.h"
 #include "tests/run/parse_workload_flags.h"
 #include "tests/run/small_xeon_run.h"
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "sim/run.h"
+#include "sim/timed/run.h"
 #include "tests/sim/xeon_runs.h"
 
 using namespace futexsim;

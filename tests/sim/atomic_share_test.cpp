@@ -6,7 +6,7 @@
 
 #include <cmath>
 
-#include "sim/run.h"
+#include "sim/timed/run.h"
 
 using namespace futexsim;
 using namespace futexsim::sim;

@@ -1,9 +1,9 @@
 // The cache-line model: what an access costs and how contention serializes.
 #include <catch2/catch.hpp>
 
-#include "sim/cache.h"
-#include "sim/sim_env.h"
-#include "sim/rcu.h"
+#include "sim/timed/cache.h"
+#include "sim/timed/rcu.h"
+#include "sim/timed/sim_env.h"
 #include "tests/sim/sim_fixtures.h"
 
 using namespace futexsim;

@@ -5,7 +5,7 @@
 #include <set>
 
 #include "run/report.h"
-#include "sim/run.h"
+#include "sim/timed/run.h"
 #include "tests/sim/report_compare.h"
 
 using namespace futexsim;

@@ -3,7 +3,7 @@
 
 #include <vector>
 
-#include "sim/engine.h"
+#include "sim/timed/engine.h"
 #include "tests/sim/sim_fixtures.h"
 
 using namespace futexsim;

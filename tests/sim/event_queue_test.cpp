@@ -1,4 +1,4 @@
-// The calendar queue (sim/event_queue.h) pops in exactly the order of
+// The calendar queue (sim/timed/event_queue.h) pops in exactly the order of
 // (time, sequence number), as the heap it replaced did: the engine's every
 // run depends on it being byte-identical. Random pushes and pops against a
 // sorted reference, with events near the last one popped (the ring), far
@@ -13,7 +13,7 @@
 #include <set>
 #include <utility>
 
-#include "sim/event_queue.h"
+#include "sim/timed/event_queue.h"
 
 using futexsim::sim::calendar_queue;
 

@@ -1,4 +1,4 @@
-// Fast-forward (sim/fast_forward.h): the sampler's rule, a run that never
+// Fast-forward (sim/timed/fast_forward.h): the sampler's rule, a run that never
 // turns stationary unchanged byte for byte, and a stationary run whose
 // extrapolation agrees with the exact run within its interval.
 #include <catch2/catch.hpp>
@@ -6,8 +6,8 @@
 #include <cmath>
 
 #include "run/report.h"
-#include "sim/fast_forward.h"
-#include "sim/run.h"
+#include "sim/timed/fast_forward.h"
+#include "sim/timed/run.h"
 #include "tests/sim/report_compare.h"
 
 using namespace futexsim;

@@ -8,7 +8,7 @@
 #include <catch2/catch.hpp>
 
 #include "run/report.h"
-#include "sim/run.h"
+#include "sim/timed/run.h"
 #include "tests/sim/report_compare.h"
 
 using namespace futexsim;

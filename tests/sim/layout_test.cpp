@@ -15,7 +15,7 @@
 #include <vector>
 
 #include "model/futex.h"
-#include "sim/sim_env.h"
+#include "sim/timed/sim_env.h"
 
 using namespace futexsim;
 

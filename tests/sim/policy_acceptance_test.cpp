@@ -9,7 +9,7 @@
 
 #include <string>
 
-#include "sim/run.h"
+#include "sim/timed/run.h"
 #include "tests/sim/xeon_runs.h"
 
 using namespace futexsim;

@@ -1,4 +1,4 @@
-// The progress detectors (sim/progress_watch.h): a run that stops making
+// The progress detectors (sim/timed/progress_watch.h): a run that stops making
 // progress for good (tests/sim/stuck_workloads.h) gets each warning and
 // still ends; a healthy run gets none; the detectors change nothing a run
 // prints but its warnings.
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "run/workloads/registry.h"
-#include "sim/run.h"
+#include "sim/timed/run.h"
 #include "tests/sim/stuck_workloads.h"
 
 using namespace futexsim;

@@ -1,8 +1,8 @@
 // Grace periods: when they end, and where and when callbacks run.
 #include <catch2/catch.hpp>
 
-#include "sim/cache.h"
-#include "sim/rcu.h"
+#include "sim/timed/cache.h"
+#include "sim/timed/rcu.h"
 #include "tests/sim/sim_fixtures.h"
 
 using namespace futexsim;

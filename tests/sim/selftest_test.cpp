@@ -1,11 +1,11 @@
-// The kernel's futex selftests (sim/selftests.h, `futexsim selftests`)
+// The kernel's futex selftests (sim/timed/selftests.h, `futexsim selftests`)
 // under every pivot policy, on a machine where ten waiter threads trigger an
 // auto-scale pivot. Every test name says "selftest", so that
 // `ctest -R selftest` finds them all.
 #include <catch2/catch.hpp>
 
 #include "model/core.h"
-#include "sim/selftests.h"
+#include "sim/timed/selftests.h"
 
 using namespace futexsim;
 using namespace futexsim::sim;

@@ -3,10 +3,10 @@
 
 #include <algorithm>
 
-#include "sim/cache.h"
 #include "machine/machine.h"
-#include "sim/rcu.h"
-#include "sim/sim_env.h"
+#include "sim/timed/cache.h"
+#include "sim/timed/rcu.h"
+#include "sim/timed/sim_env.h"
 
 namespace futexsim::test {
 

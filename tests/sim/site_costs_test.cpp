@@ -1,4 +1,4 @@
-// The kernel's instructions between the model's accesses (sim/site_costs.h):
+// The kernel's instructions between the model's accesses (sim/timed/site_costs.h):
 // the sites the simulator charges on FUTEX_WAKE with nobody waiting and with
 // one waiter, on FUTEX_WAIT mismatched and queued, and on FUTEX_CMP_REQUEUE
 // and FUTEX_WAKE_OP with nobody waiting, are exactly the
@@ -18,7 +18,7 @@
 
 #include "machine/kernel_sites.h"
 #include "model/core.h"
-#include "sim/process.h"
+#include "sim/timed/process.h"
 
 using namespace futexsim;
 

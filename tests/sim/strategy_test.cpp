@@ -2,8 +2,8 @@
 // function of its seed, and they do change which task a CPU runs next.
 #include <catch2/catch.hpp>
 
-#include "sim/run.h"
 #include "sim/schedule.h"
+#include "sim/timed/run.h"
 
 using namespace futexsim;
 using namespace futexsim::sim;

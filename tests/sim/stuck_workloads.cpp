@@ -7,7 +7,7 @@
 #include <stdexcept>
 
 #include "run/workloads/registry.h"
-#include "sim/process.h"
+#include "sim/timed/process.h"
 
 namespace futexsim::testing {
 

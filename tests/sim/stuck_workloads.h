@@ -1,5 +1,5 @@
 // Workloads that stop making progress for good, for the progress detectors'
-// tests (sim/progress_watch.h); test builds only: sim_tests, and
+// tests (sim/timed/progress_watch.h); test builds only: sim_tests, and
 // futexsim-stuck, the command line with these registered
 // (tests/cli/stuck_main.cpp), for tests/cli/detectors.sh.
 //

@@ -17,7 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "run/report.h"
-#include "sim/run.h"
+#include "sim/timed/run.h"
 #include "tests/sim/report_compare.h"
 
 using namespace futexsim;

@@ -3,7 +3,7 @@
 
 #include <string>
 
-#include "sim/run.h"
+#include "sim/timed/run.h"
 
 using namespace futexsim;
 using namespace futexsim::sim;

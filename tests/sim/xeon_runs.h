@@ -4,7 +4,7 @@
 
 #include <cstdint>
 
-#include "sim/run.h"
+#include "sim/timed/run.h"
 
 namespace futexsim::test {
 

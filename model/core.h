@@ -336,6 +336,38 @@ void futex_ref_rcu(rcu_head* head)
 }
 
 // futex_ref_drop(): drop the initial reference and start the transition.
+//
+// Why the transition may never end (the stall). Once __futex_ref_atomic_end()
+// has folded the per-CPU counts in, mm->futex_atomic (7.2.13:
+// mm->futex.phash.atomic) is the number of tasks holding a reference on
+// this fph, and the parked hash goes in only once it is 0: a
+// futex_ref_get() that finds 0 pivots (futex_private_hash() and
+// futex_hash() -> futex_pivot_hash(), core.c:262-265 and 278-281 of 7.2.13),
+// and the last futex_ref_put() wakes a prctl waiting in
+// futex_hash_allocate() (core.c:153-154, 1913-1928). Two tasks whose
+// references overlap keep it from 0 for as long as they run:
+//
+// CPU 0                                 CPU 1
+// futex_hash()
+//   futex_ref_get()   atomic 0 -> 1
+//                                       futex_hash()
+//                                         futex_ref_get()   atomic 1 -> 2
+// futex_hash_put()
+//   futex_ref_put()   atomic 2 -> 1
+// futex_hash()
+//   futex_ref_get()   atomic 1 -> 2
+//                                       futex_hash_put()
+//                                         futex_ref_put()   atomic 2 -> 1
+//                                       futex_hash()
+//                                         futex_ref_get()   atomic 1 -> 2
+//   ...                                   ...
+//
+// Each get lands while the other task still holds its reference, so
+// futex_ref_is_dead() never holds and the bigger hash waits in
+// mm->futex_phash_new while every get and put is a locked RMW on the one
+// line of futex_atomic. Nothing here bounds it: whether the holders ever
+// all leave at once depends on how many there are and how long the line
+// takes to travel, which is what the simulator measures.
 template <class Env>
 void futex_ref_drop(private_hash<Env>* fph)
 {
@@ -355,7 +387,8 @@ void futex_ref_drop(private_hash<Env>* fph)
     env.call_rcu_hurry(&mm->futex_rcu, &futex_ref_rcu<Env>);
 }
 
-// futex_ref_get()
+// futex_ref_get(): FR_PERCPU, a local increment; FR_ATOMIC, inc_not_zero on
+// the shared count (why that count may never reach 0: futex_ref_drop()).
 template <class Env>
 bool futex_ref_get(private_hash<Env>* fph)
 {
@@ -434,6 +467,33 @@ void futex_hash_free(mm_struct<Env>* mm)
 }
 
 // futex_pivot_pending(): true once a parked pivot can proceed (or none is parked).
+//
+// The lost wake-up of v6.17 (fixed by 8e7ff730dd96; docs/findings.md). Its
+// two reads run under RCU alone, and a whole pivot fits between them:
+//
+// CPU 0 (prctl SET_SLOTS)                CPU 1
+// futex_hash_allocate()
+//   futex_ref_drop(cur);  (-> FR_ATOMIC)
+//   __futex_pivot_hash(): cur alive,
+//     futex_phash_new = new;  (parked)
+//   futex_pivot_pending_wait()  sleeps
+//                                        futex_hash_put()
+//                                          futex_ref_put(): 1 -> 0
+//                                          wake_up_var(mm);
+//   futex_pivot_pending()  (woken)
+//     futex_phash_new != NULL
+//                                        futex_hash()
+//                                          futex_ref_get() fails (0)
+//                                          futex_pivot_hash()
+//                                            futex_phash_new = NULL;
+//                                            futex_phash = new;  (FR_PERCPU)
+//     fph = futex_phash;  (new, alive)
+//     futex_ref_is_dead(fph): false
+//   sleeps again, for good: the pivot
+//   that installed `new` wakes nobody
+//
+// v7.2 reads both under futex_hash_lock, which every pivot holds, so that
+// no pivot lands between them.
 template <class Env>
 bool futex_pivot_pending(mm_struct<Env>* mm)
 {

@@ -88,6 +88,32 @@ private:
 // smp_mb__after_atomic() is barrier (A), paired with the waker's barrier (B)
 // in futex_hb_waiters_pending(); on x86 the locked increment is that
 // barrier, so the environment is not asked for another.
+//
+// Why both (the ordering comment of waitwake.c in 7.2.13): a waker that
+// finds no waiter skips the bucket lock, so each side writes, fences, then
+// reads what the other wrote.
+//
+// CPU 0 (futex_wait)                     CPU 1 (futex_wake)
+// futex_q_lock()
+//   futex_hb_waiters_inc()
+//     hb->waiters++;
+//     smp_mb();  (A) <-----------.
+//   spin_lock(&hb->lock);         |         *uaddr = newval;  (user space)
+//                                 |         futex_wake()
+// futex_get_value_locked()        |           futex_hb_waiters_pending()
+//   uval = *uaddr;                `------->     smp_mb();  (B)
+//                                               if (!hb->waiters)
+// if (uval == val)                                return 0;  (no lock taken)
+//   futex_queue(); schedule();                spin_lock(&hb->lock); wake ...
+//
+// With waiters and *uaddr both 0 before, (A) and (B) forbid the outcome in
+// which CPU 0 reads the old value and CPU 1 reads waiters == 0: the waiter
+// either sees newval and returns -EWOULDBLOCK, or the waker sees it counted
+// and takes the lock, behind which the waiter queues itself. Drop either
+// barrier and, on a machine whose stores wait in a store buffer, the waiter
+// may sleep with its wake-up gone. The environments here run every access
+// in one global order, so (A) and (B) cost time on the timed simulator but
+// their absence is not yet something the explorer can show.
 template <class Env>
 void futex_hb_waiters_inc(Env& env, futex_hash_bucket<Env>* hb)
 {

@@ -1,4 +1,4 @@
-"""The ways the model (sim/qspinlock.cpp) goes through the slow path, each
+"""The ways the model (sim/timed/qspinlock.cpp) goes through the slow path, each
 a list of its accesses: every structural way with each spin at its first
 load, then the spins turned wherever that adds a pair of consecutive
 accesses no earlier way has."""
@@ -26,7 +26,7 @@ def spin(name, turns):
 
 
 def structural_ways(arch):
-    """Every way through the slow path the model takes (sim/qspinlock.cpp),
+    """Every way through the slow path the model takes (sim/timed/qspinlock.cpp),
     each spin at its first load. Yields (name, sites)."""
     pend = [P_RMW, P_READ] if arch == "amd64" else [P_RMW]
     # how the slow path begins: (name, sites, where it goes: pending or queue)

@@ -3,7 +3,7 @@ queued_spin_lock_slowpath(), as the simulator names them, a spin's three
 reads, and the reasons of the branch decisions between them (the tables
 of qspinlock_amd64 and qspinlock_arm64 name a reason by its key)."""
 
-# The model's accesses, as the simulator names them (sim/qspinlock.cpp; the
+# The model's accesses, as the simulator names them (sim/timed/qspinlock.cpp; the
 # table key is the part before the parenthesis).
 X = "queued_spin_lock:atomic_try_cmpxchg(lock->val)"
 SPINS = {

@@ -178,9 +178,10 @@ void register_selftests(CLI::App& app)
         "what the calls returned (requeue: cmp_requeue's count / the wake's count). Compare these\n"
         "inner results with a real run's output lines, not exit statuses. futex_requeue_pi runs\n"
         "twice over: its owner handshake without PI (the blocker's wait and the waker's wake), and\n"
-        "its six variants without a timeout with the PI calls (t_0 ... t_0_owner: returned is the\n"
-        "waker's requeued count, or the test's failure, or 'hung'); its 18 timed variants are not\n"
-        "modelled (no timeouts on the model's PI sleeps). docs/policies.md has the recorded table.");
+        "its 24 variants with the PI calls, t_0 ... t_0_owner without a timeout and the same six at\n"
+        "5000, 500000 and 2000000000 ns (returned is the waker's requeued count and how many waiters\n"
+        "timed out, or the test's failure, or 'hung' with where each thread sleeps).\n"
+        "docs/policies.md has the recorded table.");
     add_command(sub, [a] { return run(*a); });
 }
 

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "model/env.h"
+#include "model/errno.h"
 #include "model/kernel_version.h"
 #include "model/rtmutex.h"
 
@@ -29,19 +30,6 @@ inline constexpr long futex_ref_bias = LONG_MAX;
 inline constexpr unsigned long PR_FUTEX_HASH = 78;
 inline constexpr unsigned long PR_FUTEX_HASH_SET_SLOTS = 1;
 inline constexpr unsigned long PR_FUTEX_HASH_GET_SLOTS = 2;
-
-// errno values as the kernel returns them (negated)
-inline constexpr int EINVAL_ = 22;
-inline constexpr int EBUSY_ = 16;
-inline constexpr int ENOMEM_ = 12;
-inline constexpr int EFAULT_ = 14;
-inline constexpr int EAGAIN_ = 11;
-inline constexpr int EWOULDBLOCK_ = EAGAIN_;
-inline constexpr int ENOSYS_ = 38;
-inline constexpr int ETIMEDOUT_ = 110;
-inline constexpr int EPERM_ = 1;
-inline constexpr int ESRCH_ = 3;
-inline constexpr int ERESTARTSYS_ = 512;  // kernel-internal, never seen by user space
 
 // include/uapi/linux/futex.h: the FUTEX_WAKE_OP operation word
 inline constexpr unsigned FUTEX_OP_SET = 0;   // *(int *)UADDR2 = OPARG;

@@ -17,14 +17,16 @@
 // attach_to_pi_owner() never sees a task in FUTEX_STATE_EXITING and
 // wait_for_owner_exiting() has nothing to wait for), each task's
 // pi_state_list and pi_lock, the pi_state cache (a pi_state is allocated
-// when needed), timeouts and signals on the PI sleeps, and faults (user
-// memory here never faults).
+// when needed), signals on the PI sleeps, futex_lock_pi()'s timeout (only
+// FUTEX_WAIT_REQUEUE_PI takes one here, as in the selftest that runs it),
+// and faults (user memory here never faults).
 #pragma once
 
 #include <concepts>
 #include <cstdint>
 
 #include "model/core.h"
+#include "model/hrtimer.h"
 #include "model/waitwake.h"
 
 namespace futexsim::model {
@@ -40,16 +42,34 @@ inline constexpr std::uint32_t FUTEX_TID_MASK = 0x3fffffff;
 // - schedule(): sleep in the state the caller set, unless a wake has made
 //   the task TASK_RUNNING since (the rt_mutex's sleep);
 // - task_pid_vnr(task) and find_get_task_by_vpid(pid): the TID in the word;
-// - kzalloc<T>(): the allocation kvfree() frees (a pi_state).
+// - kzalloc<T>(): the allocation kvfree() frees (a pi_state);
+// - hrtimer_sleeper_start_expires(sl) / hrtimer_cancel(sl): arm a sleeper
+//   for the current task at sl->expires on the environment's clock, or
+//   disarm it (model/hrtimer.h).
 template <class E>
 concept futex_pi_env = futex_wait_env<E> &&
-    requires(E& env, std::uint32_t* cur, std::uint64_t uaddr, std::uint32_t v, void* task, int pid) {
+    requires(E& env, std::uint32_t* cur, std::uint64_t uaddr, std::uint32_t v, void* task, int pid,
+             hrtimer_sleeper* sl) {
         { env.futex_cmpxchg_value_locked(cur, uaddr, v, v) } -> std::same_as<int>;
         { env.wake_up_state(task, TASK_NORMAL) } -> std::same_as<bool>;
         env.schedule();
         { env.task_pid_vnr(task) } -> std::convertible_to<int>;
         { env.find_get_task_by_vpid(pid) } -> std::convertible_to<void*>;
+        env.hrtimer_sleeper_start_expires(sl);
+        env.hrtimer_cancel(sl);
     };
+
+// futex_setup_timer() (core.c): the sleeper for an absolute timeout on the
+// environment's clock (the kernel's CLOCK_MONOTONIC abs_time), or nullptr
+// without one.
+inline hrtimer_sleeper* futex_setup_timer(const long* time, hrtimer_sleeper* timeout)
+{
+    if (!time)
+        return nullptr;
+    timeout->expires = *time;  // hrtimer_set_expires_range_ns(), range 0
+    timeout->task = nullptr;
+    return timeout;
+}
 
 // futex_top_waiter() (core.c): the first waiter on `key` in hb.
 template <class Env>
@@ -411,7 +431,7 @@ int futex_lock_pi(mm_struct<Env>* mm, std::uint64_t uaddr, unsigned int flags, i
                 if (ret == 1)
                     ret = 0;
             } else {
-                ret = rt_mutex_wait_proxy_lock(env, &q.pi_state->pi_mutex, &rt_waiter);
+                ret = rt_mutex_wait_proxy_lock(env, &q.pi_state->pi_mutex, nullptr, &rt_waiter);
             }
             // cleanup:
             if (ret && !rt_mutex_cleanup_proxy_lock(env, &q.pi_state->pi_mutex, &rt_waiter))

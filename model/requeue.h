@@ -13,8 +13,10 @@
 //
 // The PI parts need an environment with task states and PI
 // (model/pi.h's futex_pi_env); on any other, FUTEX_CMP_REQUEUE_PI returns
-// -ENOSYS_ (the kernel's !CONFIG_FUTEX_PI). Timeouts and signals on
-// futex_wait_requeue_pi() are left out (the model's PI sleeps have none).
+// -ENOSYS_ (the kernel's !CONFIG_FUTEX_PI). futex_wait_requeue_pi() takes
+// a timeout (an hrtimer_sleeper, model/hrtimer.h, armed in futex_do_wait()
+// and checked in handle_early_requeue_pi_wakeup() and on the rt_mutex);
+// signals are left out (the model's PI sleeps take none).
 //
 // double_lock_hb() and double_unlock_hb() (futex.h) live in
 // model/waitwake.h, because futex_wake_op() uses them too.
@@ -318,7 +320,8 @@ int futex_requeue(mm_struct<Env>* mm, std::uint64_t uaddr1, unsigned int flags1,
 // handle_early_requeue_pi_wakeup(): the waiter woke before it was requeued
 // (a timeout, a signal, a plain wake): take q off hb.
 template <class Env>
-int handle_early_requeue_pi_wakeup(Env& env, futex_hash_bucket<Env>* hb, futex_q<Env>* q)
+int handle_early_requeue_pi_wakeup(Env& env, futex_hash_bucket<Env>* hb, futex_q<Env>* q,
+                                   hrtimer_sleeper* timeout)
 {
     WARN_ON_ONCE(env, &hb->lock != q->lock_ptr, "handle_early_requeue_pi_wakeup: q on another bucket");
     if (q->hb) {  // !plist_node_empty(&q->list)
@@ -326,23 +329,40 @@ int handle_early_requeue_pi_wakeup(Env& env, futex_hash_bucket<Env>* hb, futex_q
         q->hb = nullptr;
         futex_hb_waiters_dec(env, hb);
     }
-    return -EWOULDBLOCK_;  // no timeout or signal in the model's PI sleeps
+    // Handle spurious wakeups gracefully (no signals here).
+    int ret = -EWOULDBLOCK_;
+    if (timeout && !timeout->task)
+        ret = -ETIMEDOUT_;
+    return ret;
 }
 
 // futex_wait_requeue_pi(): FUTEX_WAIT_REQUEUE_PI: wait on uaddr (a plain
 // futex) to be requeued by FUTEX_CMP_REQUEUE_PI to uaddr2 (a PI futex) and
-// return holding it. 0 with the lock held, else an error.
+// return holding it, or -ETIMEDOUT once `abs_time` (on the environment's
+// clock; none if nullptr) has passed. 0 with the lock held, else an error.
 template <class Env>
     requires futex_pi_env<Env>
 int futex_wait_requeue_pi(mm_struct<Env>* mm, std::uint64_t uaddr, unsigned int flags, std::uint32_t val,
-                          unsigned bitset, std::uint64_t uaddr2)
+                          const long* abs_time, unsigned bitset, std::uint64_t uaddr2)
 {
     Env& env = *mm->env;
+    hrtimer_sleeper timeout;
     rt_mutex_waiter<Env> rt_waiter;  // rt_mutex_init_waiter()
     futex_key key2;
     futex_q<Env> q;  // futex_q_init
     if (uaddr == uaddr2 || !bitset)
         return -EINVAL_;
+    hrtimer_sleeper* to = futex_setup_timer(abs_time, &timeout);
+    // out: the timer goes whatever the way out (hrtimer_cancel()).
+    struct cancel_timer {
+        Env& env;
+        hrtimer_sleeper* to;
+        ~cancel_timer()
+        {
+            if (to)
+                env.hrtimer_cancel(to);
+        }
+    } out{env, to};
     int ret = get_futex_key(mm, uaddr2, flags, &key2);
     if (ret)
         return ret;
@@ -354,13 +374,14 @@ int futex_wait_requeue_pi(mm_struct<Env>* mm, std::uint64_t uaddr, unsigned int 
     ret = futex_wait_setup(mm, uaddr, val, flags, &q, &key2, env.current_task(), futex_op::wait_requeue_pi);
     if (ret)
         return ret;
-    futex_do_wait(env, &q, -1);
+    // Queue the futex_q, drop the hb lock, wait for wakeup.
+    futex_do_wait(env, &q, to);
 
     switch (futex_requeue_pi_wakeup_sync(env, &q)) {
     case Q_REQUEUE_PI_IGNORE: {
         hb_ref<Env> hbr(mm, q.key);  // CLASS(hbr, hbr)(&q.key)
         env.spin_lock(hbr.hb->lock);
-        ret = handle_early_requeue_pi_wakeup(env, hbr.hb, &q);
+        ret = handle_early_requeue_pi_wakeup(env, hbr.hb, &q, to);
         env.spin_unlock(hbr.hb->lock);
         break;
     }
@@ -377,7 +398,7 @@ int futex_wait_requeue_pi(mm_struct<Env>* mm, std::uint64_t uaddr, unsigned int 
     case Q_REQUEUE_PI_DONE: {
         // Requeued onto the rt_mutex: wait to own it.
         rt_mutex_base<Env>* pi_mutex = &q.pi_state->pi_mutex;
-        ret = rt_mutex_wait_proxy_lock(env, pi_mutex, &rt_waiter);
+        ret = rt_mutex_wait_proxy_lock(env, pi_mutex, to, &rt_waiter);
         if (ret && !rt_mutex_cleanup_proxy_lock(env, pi_mutex, &rt_waiter))
             ret = 0;
         futex_q_lockptr_lock(env, &q);

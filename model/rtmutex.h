@@ -22,6 +22,8 @@
 
 #include "model/bug.h"
 #include "model/env.h"
+#include "model/errno.h"
+#include "model/hrtimer.h"
 
 namespace futexsim::model {
 
@@ -289,31 +291,39 @@ int rt_mutex_start_proxy_lock(Env& env, rt_mutex_base<Env>* lock, rt_mutex_waite
 }
 
 // rt_mutex_slowlock_block(): wait_lock held, the state set; take the lock
-// or sleep until woken and try again. No timeout or signal here (the model's
-// PI sleeps have neither).
+// or sleep until woken and try again, until `timeout` (if any) has fired:
+// -ETIMEDOUT. No signals here (the model's PI sleeps take none), and no
+// spinning on a running owner (rtmutex_spin_on_owner(): it sleeps at once,
+// which changes when it takes the lock, never whether).
 template <class Env>
-int rt_mutex_slowlock_block(Env& env, rt_mutex_base<Env>* lock, unsigned state, rt_mutex_waiter<Env>* waiter)
+int rt_mutex_slowlock_block(Env& env, rt_mutex_base<Env>* lock, unsigned state, hrtimer_sleeper* timeout,
+                            rt_mutex_waiter<Env>* waiter)
 {
+    int ret = 0;
     for (;;) {
         if (try_to_take_rt_mutex(lock, env.current_task(), waiter))
             break;
+        if (timeout && !timeout->task) {
+            ret = -ETIMEDOUT_;
+            break;
+        }
         env.spin_unlock(lock->wait_lock);
         env.schedule();  // rt_mutex_schedule()
         env.spin_lock(lock->wait_lock);
         env.set_current_state(state);
     }
     env.set_current_state(TASK_RUNNING);
-    return 0;
+    return ret;
 }
 
 // rt_mutex_wait_proxy_lock(): sleep until the proxy-enqueued waiter owns
-// the lock.
+// the lock, or `to` (if any) fires.
 template <class Env>
-int rt_mutex_wait_proxy_lock(Env& env, rt_mutex_base<Env>* lock, rt_mutex_waiter<Env>* waiter)
+int rt_mutex_wait_proxy_lock(Env& env, rt_mutex_base<Env>* lock, hrtimer_sleeper* to, rt_mutex_waiter<Env>* waiter)
 {
     env.spin_lock(lock->wait_lock);
     env.set_current_state(TASK_INTERRUPTIBLE);
-    const int ret = rt_mutex_slowlock_block(env, lock, TASK_INTERRUPTIBLE, waiter);
+    const int ret = rt_mutex_slowlock_block(env, lock, TASK_INTERRUPTIBLE, to, waiter);
     fixup_rt_mutex_waiters(lock, true);
     env.spin_unlock(lock->wait_lock);
     return ret;

@@ -26,6 +26,7 @@
 #include <utility>
 
 #include "model/core.h"
+#include "model/hrtimer.h"
 
 namespace futexsim::model {
 
@@ -412,6 +413,22 @@ sleep_end futex_do_wait(Env& env, futex_q<Env>* q, long timeout_ns)
         return sleep_end::wakeup;
     }
     return env.futex_sleep(q, timeout_ns);  // schedule(); __set_current_state(TASK_RUNNING)
+}
+
+// futex_do_wait() as FUTEX_WAIT_REQUEUE_PI calls it, with the kernel's
+// hrtimer_sleeper: arm the timer, then sleep unless a waker has already
+// unqueued q or the timer has already fired; a wake or the timer ends the
+// sleep (the caller tells which from timeout->task).
+template <class Env>
+void futex_do_wait(Env& env, futex_q<Env>* q, hrtimer_sleeper* timeout)
+{
+    if (timeout)
+        env.hrtimer_sleeper_start_expires(timeout);
+    if (q->hb) {  // !plist_node_empty(&q->list)
+        if (!timeout || timeout->task)
+            env.futex_sleep(q, -1);  // schedule()
+    }
+    env.set_current_state(TASK_RUNNING);
 }
 
 // futex_wait_setup(): look the bucket up (a hash reference for this scope

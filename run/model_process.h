@@ -71,9 +71,10 @@ struct model_process {
     int futex_lock_pi(std::uint64_t uaddr, unsigned flags = 0) { return model::futex_lock_pi(&mm, uaddr, flags, 0); }
     int futex_trylock_pi(std::uint64_t uaddr, unsigned flags = 0) { return model::futex_lock_pi(&mm, uaddr, flags, 1); }
     int futex_unlock_pi(std::uint64_t uaddr, unsigned flags = 0) { return model::futex_unlock_pi(&mm, uaddr, flags); }
-    int futex_wait_requeue_pi(std::uint64_t uaddr, std::uint32_t val, std::uint64_t uaddr2, unsigned flags = 0)
+    int futex_wait_requeue_pi(std::uint64_t uaddr, std::uint32_t val, std::uint64_t uaddr2, unsigned flags = 0,
+                              const long* abs_timeout = nullptr)
     {
-        return model::futex_wait_requeue_pi(&mm, uaddr, flags, val, model::FUTEX_BITSET_MATCH_ANY, uaddr2);
+        return model::futex_wait_requeue_pi(&mm, uaddr, flags, val, abs_timeout, model::FUTEX_BITSET_MATCH_ANY, uaddr2);
     }
     // FUTEX_CMP_REQUEUE_PI: wake one (it takes uaddr2) and requeue up to nr_requeue.
     int futex_cmp_requeue_pi(std::uint64_t uaddr1, std::uint64_t uaddr2, int nr_requeue, std::uint32_t cmpval,

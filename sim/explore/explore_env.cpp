@@ -281,6 +281,7 @@ void explore_env::run()
         begin_footprint(t.id);
         if (t.state == task_state::blocked) {  // timing as choices: its timeout ends now
             t.timed_out = true;
+            fire_hrtimer(t, true);
             wake(t);
         }
         // What the step shows if the task only blocks: the operation it tried.

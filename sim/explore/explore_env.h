@@ -110,10 +110,7 @@ public:
     // The current step's footprint, for the harness to name what it can
     // (objects of class raw: the mm, the words, the hashes); nullptr when
     // not recording.
-    step_footprint* current_footprint()
-    {
-        return cfg_.record_footprints && !footprints_.empty() ? &footprints_.back() : nullptr;
-    }
+    step_footprint* current_footprint();
 
     explicit explore_env(const config& c);
     ~explore_env();
@@ -307,6 +304,9 @@ public:
                                    std::uint32_t newval, loc l = loc::current());
 
     void* current_task() { return &current(); }
+    // A PI timeout's timer, in steps (explore_primitives.cpp says when it fires).
+    void hrtimer_sleeper_start_expires(model::hrtimer_sleeper* sl);
+    void hrtimer_cancel(model::hrtimer_sleeper* sl);
     int futex_get_value(std::uint64_t uaddr, std::uint32_t* out, loc l = loc::current());
     int arch_futex_atomic_op_inuser(int op, int oparg, int* oval, std::uint64_t uaddr,
                                     loc l = loc::current());
@@ -381,6 +381,7 @@ private:
     void pending_kind(op_kind k);
     void done(long before, long after);
     bool block(const char* in, const void* on);
+    void fire_hrtimer(explore_task& t, bool due);
     // futex_sleep()'s body: schedule() in futex_do_wait(), a step of its own.
     model::sleep_end futex_sleep_on(const void* q, long timeout_ns, const loc& l);
     // A kernel sleep of its own (a lock, a wait, synchronize_rcu()): the task

@@ -198,12 +198,51 @@ void explore_env::schedule(loc l)
 {
     point(op_kind::sleep, nullptr, l);
     explore_task& self = current();
-    if (self.kstate == model::TASK_RUNNING)
+    if (self.kstate == model::TASK_RUNNING) {
         self.sleep_begins();
-    else
+    } else {
+        self.wake_at = self.hrtimer ? self.hrtimer->expires : -1;  // the PI timeout, if armed
         block("schedule", nullptr);
+        self.wake_at = -1;
+    }
     self.kstate = model::TASK_RUNNING;
     done(0, 0);
+}
+
+// A PI timeout's timer: steps, as every other timeout here. An armed timer
+// fires when a sleep of its task reaches sl->expires (a candidate of its own
+// with timing as choices); one that comes due while its task runs fires at
+// its next sleep, which is all the model can tell apart (it reads sl->task
+// only after a sleep or at a loop's head).
+void explore_env::hrtimer_sleeper_start_expires(model::hrtimer_sleeper* sl)
+{
+    explore_task& self = current();
+    sl->task = &self;
+    sl->id = 1;
+    self.hrtimer = sl;
+}
+
+void explore_env::hrtimer_cancel(model::hrtimer_sleeper* sl)
+{
+    if (!sl->id)
+        return;  // fired, or never armed
+    sl->id = 0;
+    if (in_task() && current().hrtimer == sl)
+        current().hrtimer = nullptr;
+}
+
+// A sleep of `t` timed out: its armed PI timer, if that is what was due
+// (`due`: a timeout taken as a scheduling choice is due whenever it is
+// picked), fires as hrtimer_wakeup() does (the task, cleared; the wake is
+// the caller's).
+void explore_env::fire_hrtimer(explore_task& t, bool due)
+{
+    model::hrtimer_sleeper* sl = t.hrtimer;
+    if (!sl || (!due && static_cast<std::int64_t>(step_) < sl->expires))
+        return;
+    sl->task = nullptr;
+    sl->id = 0;
+    t.hrtimer = nullptr;
 }
 
 int explore_env::futex_cmpxchg_value_locked(std::uint32_t* curval, std::uint64_t uaddr, std::uint32_t uval,
@@ -269,6 +308,8 @@ model::sleep_end explore_env::futex_sleep_on(const void* q, long timeout_ns, con
     self.timed_out = false;
     if (timeout_ns >= 0)
         self.wake_at = static_cast<std::int64_t>(step_) + timeout_ns;
+    else if (self.hrtimer)  // FUTEX_WAIT_REQUEUE_PI's timer, armed in futex_do_wait()
+        self.wake_at = self.hrtimer->expires;
     // schedule(): a task that a wake has made TASK_RUNNING, or that never
     // set a sleeping state, does not sleep (a wake that came while it
     // was still running is counted by sleep_begins() as before).

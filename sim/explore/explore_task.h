@@ -11,6 +11,7 @@
 #include <string>
 #include <vector>
 
+#include "model/hrtimer.h"
 #include "sim/explore/op_event.h"
 #include "sim/kernel/task.h"
 
@@ -27,6 +28,7 @@ struct explore_task : kernel::task_struct {
     const char* blocked_in = "";  // what it sleeps in, for the deadlock report
     const void* blocked_on = nullptr;
     std::int64_t wake_at = -1;      // a timeout or a nanosleep
+    model::hrtimer_sleeper* hrtimer = nullptr;  // armed (a PI timeout): it fires when a sleep of its times out
     std::uint64_t rcu_cookie = 0;   // synchronize_rcu(): sleeps until completed >= cookie
     const void* futex_q = nullptr;  // while asleep in futex_sleep()
     std::uint64_t sleeps = 0;       // futex_sleep() calls so far: tells one sleep from the next

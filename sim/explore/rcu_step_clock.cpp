@@ -78,6 +78,7 @@ void explore_env::advance_time()
         if (t->state == task_state::blocked && t->wake_at >= 0 &&
             static_cast<std::int64_t>(step_) >= t->wake_at) {
             t->timed_out = true;
+            fire_hrtimer(*t, false);
             wake(*t);
         }
     if (gp_.gp_active()) {

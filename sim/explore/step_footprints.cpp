@@ -78,4 +78,10 @@ void explore_env::record_section_change(const explore_task& t, bool was_in_secti
         record_access(&cfg_, true, t.cpu);
 }
 
+// The current step's footprint; nullptr when not recording.
+step_footprint* explore_env::current_footprint()
+{
+    return cfg_.record_footprints && !footprints_.empty() ? &footprints_.back() : nullptr;
+}
+
 }  // namespace futexsim::sim::explore

@@ -166,10 +166,11 @@ int sim_process::sys_futex_unlock_pi(std::uint64_t uaddr)
 }
 
 int sim_process::sys_futex_wait_requeue_pi(std::uint64_t uaddr, std::uint32_t val,
-                                           std::uint64_t uaddr2)
+                                           std::uint64_t uaddr2, std::optional<vtime> abs_timeout)
 {
     sys_enter("FUTEX_WAIT_REQUEUE_PI");
-    const int ret = futex_.futex_wait_requeue_pi(uaddr, val, uaddr2);
+    const long at = abs_timeout ? static_cast<long>(*abs_timeout) : 0;
+    const int ret = futex_.futex_wait_requeue_pi(uaddr, val, uaddr2, 0, abs_timeout ? &at : nullptr);
     sys_exit();
     return ret;
 }

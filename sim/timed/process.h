@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -65,11 +66,14 @@ public:
                               int nr_requeue, std::uint32_t cmpval, int opflags);
     // The PI calls, private, as the futex_requeue_pi selftest makes them
     // (the system call itself, no user-space fast path): FUTEX_LOCK_PI (no
-    // timeout), FUTEX_UNLOCK_PI, FUTEX_WAIT_REQUEUE_PI (no timeout) and
+    // timeout), FUTEX_UNLOCK_PI, FUTEX_WAIT_REQUEUE_PI (a timeout at
+    // virtual time abs_timeout, as the selftest's CLOCK_MONOTONIC abs_time;
+    // none if empty) and
     // FUTEX_CMP_REQUEUE_PI (wakes one, requeues up to nr_requeue).
     int sys_futex_lock_pi(std::uint64_t uaddr);
     int sys_futex_unlock_pi(std::uint64_t uaddr);
-    int sys_futex_wait_requeue_pi(std::uint64_t uaddr, std::uint32_t val, std::uint64_t uaddr2);
+    int sys_futex_wait_requeue_pi(std::uint64_t uaddr, std::uint32_t val, std::uint64_t uaddr2,
+                                  std::optional<vtime> abs_timeout = std::nullopt);
     int sys_futex_cmp_requeue_pi(std::uint64_t uaddr1, std::uint64_t uaddr2, int nr_requeue,
                                  std::uint32_t cmpval);
     int sys_prctl_futex_hash(unsigned long op, unsigned long arg) override;

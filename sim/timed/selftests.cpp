@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <climits>
 #include <numeric>
+#include <optional>
 #include <stdexcept>
 #include <vector>
 
@@ -177,16 +178,25 @@ handshake_result run_futex_requeue_pi_handshake(const machine& m, const selftest
 
 std::string requeue_pi_variant::name() const
 {
-    return std::string("t_0") + (broadcast ? "_broadcast" : "") + (locked ? "_locked" : "") +
-           (owner ? "_owner" : "");
+    return "t_" + std::to_string(timeout_ns) + (broadcast ? "_broadcast" : "") +
+           (locked ? "_locked" : "") + (owner ? "_owner" : "");
 }
 
 std::vector<requeue_pi_variant> requeue_pi_variants()
 {
-    // FIXTURE_VARIANT_ADD_TIMEOUT(0)'s order: plain, broadcast,
-    // broadcast_locked, broadcast_owner, locked, owner.
-    return {{false, false, false}, {true, false, false}, {true, true, false},
-            {true, false, true},   {false, true, false}, {false, false, true}};
+    // FIXTURE_VARIANT_ADD_TIMEOUT(t)'s order: plain, broadcast,
+    // broadcast_locked, broadcast_owner, locked, owner; for t = 0 (no
+    // timeout), 5000, 500000 and 2000000000 ns.
+    std::vector<requeue_pi_variant> out;
+    for (const long t : {0L, 5'000L, 500'000L, 2'000'000'000L})
+        for (const requeue_pi_variant v : {requeue_pi_variant{false, false, false, t},
+                                           requeue_pi_variant{true, false, false, t},
+                                           requeue_pi_variant{true, true, false, t},
+                                           requeue_pi_variant{true, false, true, t},
+                                           requeue_pi_variant{false, true, false, t},
+                                           requeue_pi_variant{false, false, true, t}})
+            out.push_back(v);
+    return out;
 }
 
 requeue_pi_result run_futex_requeue_pi(const machine& m, const selftest_options& opt,
@@ -227,9 +237,12 @@ requeue_pi_result run_futex_requeue_pi(const machine& m, const selftest_options&
         proc.sys_nanosleep(handshake_poll_ns);
     };
 
+    std::optional<vtime> abs_timeout;  // tsp: NULL without a timeout
     eng.spawn(
         "main", cpus,
         [&] {
+            if (v.timeout_ns)  // clock_gettime(CLOCK_MONOTONIC) + timeout_ns, before any thread
+                abs_timeout = eng.now() + v.timeout_ns;
             if (v.owner)
                 proc.sys_clone("blocker", cpus, [&] {  // third_party_blocker()
                     int ret = in(blocker_slot, "FUTEX_LOCK_PI",
@@ -254,11 +267,15 @@ requeue_pi_result run_futex_requeue_pi(const machine& m, const selftest_options&
                     const std::uint32_t old_val = proc.user_load(f1);
                     proc.user_add(waiters_blocked, 1);
                     const int ret = in(i, "FUTEX_WAIT_REQUEUE_PI", [&] {
-                        return proc.sys_futex_wait_requeue_pi(f1, old_val, f2);
+                        return proc.sys_futex_wait_requeue_pi(f1, old_val, f2, abs_timeout);
                     });
                     proc.user_add(waiters_woken, 1);
+                    r.acquired += ret == 0;
                     if (ret < 0) {
-                        fail(fmt::format("futex_wait_requeue_pi returned {}", errno_name(ret)));
+                        if (abs_timeout && ret == -model::ETIMEDOUT_)  // a timeout is a pass
+                            r.timed_out++;
+                        else
+                            fail(fmt::format("futex_wait_requeue_pi returned {}", errno_name(ret)));
                         in(i, "FUTEX_LOCK_PI", [&] { return proc.sys_futex_lock_pi(f2); });
                     }
                     in(i, "FUTEX_UNLOCK_PI", [&] { return proc.sys_futex_unlock_pi(f2); });
@@ -419,7 +436,10 @@ std::vector<selftest_case_summary> run_selftests(const machine& m, const selftes
             selftest_case_summary& s = out[5 + k];
             s.runs++;
             s.passed += p.passed();
-            s.returned.push_back(p.passed()           ? std::to_string(p.task_count)
+            const std::string count = p.timed_out ? fmt::format("{} ({} timed out)", p.task_count,
+                                                                p.timed_out)
+                                                  : std::to_string(p.task_count);
+            s.returned.push_back(p.passed()           ? count
                                  : !p.failure.empty() ? p.failure
                                                       : "hung (" + p.hung_in + ")");
         }

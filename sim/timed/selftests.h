@@ -103,18 +103,24 @@ struct requeue_pi_variant {
     bool broadcast = false;
     bool locked = false;
     bool owner = false;
-    std::string name() const;  // "t_0_broadcast_locked", as the harness names it
+    // The waiters' FUTEX_WAIT_REQUEUE_PI timeout: main's clock at its start
+    // plus this, one absolute time for all of them; 0 for none.
+    long timeout_ns = 0;
+    std::string name() const;  // "t_5000_broadcast_locked", as the harness names it
 };
 struct requeue_pi_result {
     bool finished = false;  // the main thread joined everyone
     std::string failure;    // the test's first failure message, if any
     int task_count = 0;     // the waker's count of requeued or woken waiters
+    int timed_out = 0;      // waiters whose FUTEX_WAIT_REQUEUE_PI returned -ETIMEDOUT
+    int acquired = 0;       // waiters whose FUTEX_WAIT_REQUEUE_PI returned 0 (owning f2)
     std::string hung_in;    // a run that never ended: which thread sleeps in which call
     bool passed() const { return finished && failure.empty(); }
 };
 requeue_pi_result run_futex_requeue_pi(const machine& m, const selftest_options& opt,
                                        requeue_pi_variant v);
-// The six variants, in the harness's order.
+// The 24 variants: FIXTURE_VARIANT_ADD_TIMEOUT(0, 5000, 500000,
+// 2000000000), six each, in the order the file adds them.
 std::vector<requeue_pi_variant> requeue_pi_variants();
 
 // One selftest case run over seeds opt.seed, opt.seed + 1, ...: how many

@@ -62,4 +62,17 @@ int sim_env::arch_futex_atomic_op_inuser(int op, int oparg, int* oval, std::uint
     return ret;
 }
 
+void sim_env::hrtimer_sleeper_start_expires(model::hrtimer_sleeper* sl)
+{
+    if (!timers_)
+        timers_ = std::make_unique<hrtimers>(eng_);
+    timers_->start(sl);
+}
+
+void sim_env::hrtimer_cancel(model::hrtimer_sleeper* sl)
+{
+    if (timers_)
+        timers_->cancel(sl);
+}
+
 }  // namespace futexsim::sim

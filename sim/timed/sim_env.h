@@ -22,6 +22,7 @@
 #include "sim/kernel/wait_var.h"
 #include "sim/timed/cache.h"
 #include "sim/timed/engine.h"
+#include "sim/timed/hrtimers.h"
 #include "sim/timed/line_memory.h"
 #include "sim/timed/rcu.h"
 #include "sim/timed/site_costs.h"
@@ -320,6 +321,10 @@ public:
         });
         return 0;
     }
+    // A PI timeout's sleeping timers, on the engine's clock
+    // (sim/timed/hrtimers.h, made on the first one a run arms).
+    void hrtimer_sleeper_start_expires(model::hrtimer_sleeper* sl);
+    void hrtimer_cancel(model::hrtimer_sleeper* sl);
     // kzalloc(): a pi_state, freed by kvfree() (or, if a hung run never
     // frees it, by the environment's end).
     template <class T>
@@ -433,6 +438,7 @@ private:
     std::deque<user_line> user_memory_;
     std::uint64_t next_free_id_ = 0;
     spin_watch* spins_ = nullptr;
+    std::unique_ptr<hrtimers> timers_;
 };
 
 }  // namespace futexsim::sim

@@ -8,14 +8,16 @@ fail=0
 out=$("$bin" selftests --machine host --runs 2) || { echo "FAIL: selftests --machine host exited $?"; exit 1; }
 echo "$out"
 lines=$(printf '%s\n' "$out" | grep -c '^policy=')
-[ "$lines" -eq 55 ] || { echo "FAIL: wanted 55 case lines (5 policies x 11 cases), got $lines"; fail=1; }
+[ "$lines" -eq 145 ] || { echo "FAIL: wanted 145 case lines (5 policies x 29 cases), got $lines"; fail=1; }
 for c in "futex_requeue requeue_single keys=shared" "futex_requeue requeue_multiple keys=shared" \
          "futex_wait_timeout 'futex_wait relative, pivot pending' keys=shared" \
          "futex_wait_wouldblock 'futex_wait, pivot pending' keys=private" \
          "futex_requeue_pi 'owner handshake, no PI' keys=private" \
          "futex_requeue_pi t_0 keys=private" "futex_requeue_pi t_0_broadcast keys=private" \
          "futex_requeue_pi t_0_broadcast_locked keys=private" "futex_requeue_pi t_0_broadcast_owner keys=private" \
-         "futex_requeue_pi t_0_locked keys=private" "futex_requeue_pi t_0_owner keys=private"; do
+         "futex_requeue_pi t_0_locked keys=private" "futex_requeue_pi t_0_owner keys=private" \
+         "futex_requeue_pi t_5000 keys=private" "futex_requeue_pi t_500000_broadcast_locked keys=private" \
+         "futex_requeue_pi t_2000000000_owner keys=private"; do
     n=$(printf '%s\n' "$out" | grep -cF "$c")
     [ "$n" -eq 5 ] || { echo "FAIL: '$c' on $n lines, wanted 5"; fail=1; }
 done

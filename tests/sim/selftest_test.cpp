@@ -110,7 +110,7 @@ TEST_CASE("selftests on a 2-CPU host-like machine: every case passes under every
     m.rcu_fqs_jiffies = kernel_default_fqs_jiffies(250, 2);
     for (const char* policy : {"stock", "wait-for-new", "rwsem-gate"}) {
         const auto cases = run_selftests(m, {policy, model::default_kernel_version, 1}, 2);
-        REQUIRE(cases.size() == 11);
+        REQUIRE(cases.size() == 29);  // five, then futex_requeue_pi's 24 harness variants
         for (const auto& c : cases) {
             INFO(policy << " " << c.test << " " << c.name);
             CHECK(c.runs == 2);
@@ -122,7 +122,7 @@ TEST_CASE("selftests on a 2-CPU host-like machine: every case passes under every
 TEST_CASE("selftest scenarios key their calls as the real selftests do", "[selftest]")
 {
     const auto cases = run_selftests(load_machine_preset("xeon-6975p-snc3"), {}, 1);
-    REQUIRE(cases.size() == 11);
+    REQUIRE(cases.size() == 29);  // five, then futex_requeue_pi's 24 harness variants
     CHECK(cases[0].keys == "shared");  // futex_requeue: opflags 0
     CHECK(cases[1].keys == "shared");
     CHECK(cases[2].keys == "shared");   // futex_wait_timeout: futex_wait(&f1, f1, &to, 0)
@@ -134,6 +134,8 @@ TEST_CASE("selftest scenarios key their calls as the real selftests do", "[selft
     }
     CHECK(cases[5].name == "t_0");
     CHECK(cases[10].name == "t_0_owner");
+    CHECK(cases[11].name == "t_5000");
+    CHECK(cases[28].name == "t_2000000000_owner");
 }
 
 TEST_CASE("futex_requeue_pi with PI, its six untimed variants: stock and the fixed rwsem-gate "
@@ -149,6 +151,8 @@ TEST_CASE("futex_requeue_pi with PI, its six untimed variants: stock and the fix
     const machine m = xeon_at(250);
     for (const char* policy : {"stock", "rwsem-gate"}) {
         for (const requeue_pi_variant& v : requeue_pi_variants()) {
+            if (v.timeout_ns)
+                continue;  // the timed ones: the next case
             for (std::uint64_t seed : {1u, 2u}) {
                 INFO(policy << " " << v.name() << " seed " << seed);
                 const requeue_pi_result r =
@@ -156,6 +160,44 @@ TEST_CASE("futex_requeue_pi with PI, its six untimed variants: stock and the fix
                 CHECK(r.failure == "");
                 CHECK(r.finished);
                 CHECK(r.task_count == 10);
+            }
+        }
+    }
+}
+
+TEST_CASE("futex_requeue_pi with PI, its 18 timed variants: a timeout is taken as the test takes "
+          "it, and a 2 s one never fires",
+          "[selftest]")
+{
+    // One absolute time for all ten waiters, main's clock plus the
+    // variant's timeout. At 5 us and 500 us it has passed before the waker
+    // (which waits for all ten, over 9 ms) requeues anyone: under stock
+    // every waiter returns -ETIMEDOUT from the early-wake path, then takes
+    // and releases f2 itself. Under rwsem-gate one waiter can be held up
+    // after it has queued itself and before it sleeps (futex_wait_setup()'s
+    // read section ends there, and may pivot); the waiter requeued with f2
+    // before its futex_do_wait() arms the timer returns 0 owning f2, as in
+    // the kernel. Every waiter either times out or gets f2. At 2 s every
+    // waiter is requeued and handed f2 in turn, as untimed. A timer that
+    // fires wakes its task (hrtimer_wakeup()); one cancelled on the way out
+    // fires nothing.
+    const machine m = xeon_at(250);
+    for (const char* policy : {"stock", "rwsem-gate"}) {
+        for (const requeue_pi_variant& v : requeue_pi_variants()) {
+            if (!v.timeout_ns)
+                continue;
+            INFO(policy << " " << v.name());
+            const requeue_pi_result r =
+                run_futex_requeue_pi(m, {policy, model::default_kernel_version, 1}, v);
+            CHECK(r.failure == "");
+            CHECK(r.finished);
+            CHECK(r.timed_out + r.acquired == 10);
+            if (v.timeout_ns == 2'000'000'000) {
+                CHECK(r.timed_out == 0);
+                CHECK(r.task_count == 10);
+            } else if (std::string(policy) == "stock") {
+                CHECK(r.timed_out == 10);
+                CHECK(r.task_count == 0);
             }
         }
     }

@@ -169,8 +169,9 @@ class Table(unittest.TestCase):
 
 
 class RequeuePiVariants(unittest.TestCase):
-    """futex_requeue_pi against the model's six untimed PI variants, variant
-    by variant; a hang counts against the variant it cut short."""
+    """futex_requeue_pi against the model's PI variants, variant by variant
+    (the timed ones too where the record's model side has them); a hang
+    counts against the variant it cut short."""
 
     def test_rows(self):
         rec = record([32], [32], ["ok 1 global.requeue_single"], 8)
@@ -189,10 +190,27 @@ class RequeuePiVariants(unittest.TestCase):
             for v in order[:6]]
         text = beside_table.render([rec])
         self.assertIn("| futex_requeue_pi, untimed (PI) | all 6 ok on 1 of 3; failed or hung: "
-                      "t_0_owner (1), t_0_broadcast_owner (1) | t_0_owner: passed 0/8, hung", text)
+                      "t_0_broadcast_owner (1), t_0_owner (1) | t_0_owner: passed 0/8, hung", text)
         self.assertIn("**no: t_0_broadcast_owner (guest only)** |", text)
         self.assertIn("| futex_requeue_pi, timed variants | all 18 ok on 2 of 3; failed or hung: "
                       "t_5000_broadcast_locked (1) | not modelled", text)
+
+    def test_timed_rows_when_the_model_has_them(self):
+        # A model side with all 24 variants: the timed ones are compared
+        # variant by variant as the untimed ones are.
+        rec = record([32], [32], ["ok 1 global.requeue_single"], 8)
+        order = beside_table.REQUEUE_PI_VARIANTS
+        lines = [f"ok {i + 1} args.{v}.futex_requeue_pi" for i, v in enumerate(order)]
+        lines[8] = f"not ok 9 args.{order[8]}.futex_requeue_pi"  # t_5000_broadcast_locked
+        rec["real"].append({"kind": "selftest", "test": "futex_requeue_pi", "rc": 1,
+                            "cases": selftest_output.parse("futex_requeue_pi", lines, 1)})
+        rec["model"]["selftests"]["cases"] += [
+            {"test": "futex_requeue_pi", "case": v, "passed": 8, "runs": 8, "returned": "10 x8"} for v in order]
+        text = beside_table.render([rec])
+        self.assertIn("| futex_requeue_pi, timed variants | all 18 ok on 0 of 1; failed or hung: "
+                      "t_5000_broadcast_locked (1) | all 18 passed 8/8 | **no: t_5000_broadcast_locked "
+                      "(guest only)** |", text)
+        self.assertIn("| futex_requeue_pi, untimed (PI) | all 6 ok on 1 of 1 | all 6 passed 8/8 | yes |", text)
 
 
 class OtherSelftests(unittest.TestCase):

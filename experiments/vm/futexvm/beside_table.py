@@ -139,9 +139,9 @@ def selftest_rows(rec):
             verdict = f"**no, in {failed} of {len(real_selftest_runs(rec, test))}**" if failed else "**no**"
         rows.append(f"| {guest} | {rec['policy']} | {test} | {text} | {model_text} | {verdict} |")
     pi_runs = real_selftest_runs(rec, "futex_requeue_pi")
-    untimed = {c["case"]: c for c in model_cases(rec, "futex_requeue_pi") if c["case"].startswith("t_0")}
-    if untimed:
-        return rows + requeue_pi_rows(rec, guest, pi_runs, untimed)
+    variants = {c["case"]: c for c in model_cases(rec, "futex_requeue_pi") if c["case"].startswith("t_")}
+    if variants:
+        return rows + requeue_pi_rows(rec, guest, pi_runs, variants)
     # A record whose model side predates the PI variants: `futexsim
     # selftests` had only the owner variants' wake-up handshake (no PI),
     # so it is compared with those.
@@ -187,14 +187,17 @@ def requeue_pi_failures(run, order):
     return failed
 
 
-def requeue_pi_rows(rec, guest, runs, untimed):
-    """futex_requeue_pi against the model's PI variants: the six untimed
-    ones variant by variant, the 18 timed ones the guest's alone."""
+def requeue_pi_rows(rec, guest, runs, variants):
+    """futex_requeue_pi against the model's PI variants, the six untimed
+    ones and the 18 timed ones each variant by variant; a record whose
+    model side predates the timed ones (`futexsim selftests` ran only the
+    untimed six) shows the timed ones as the guest's alone."""
     order = REQUEUE_PI_VARIANTS
     failures = [requeue_pi_failures(r, order) for r in runs]
     rows = []
     for timed in (False, True):
         names = [v for v in order if v.startswith("t_0") != timed]
+        label = "timed variants" if timed else "untimed (PI)"
         bad = collections.Counter(v for f in failures for v in f if v in names)
         ok = sum(1 for f in failures if not any(v in names for v in f))
         if not runs:
@@ -202,22 +205,26 @@ def requeue_pi_rows(rec, guest, runs, untimed):
         else:
             real = f"all {len(names)} ok on {ok} of {len(runs)}"
             if bad:
-                real += "; failed or hung: " + ", ".join(f"{v} ({n})" for v, n in bad.items())
-        if timed:
-            rows.append(f"| {guest} | {rec['policy']} | futex_requeue_pi, timed variants | {real} | "
-                        f"not modelled (no timeouts on the model's PI sleeps) | - |")
+                # In the harness's order: `bad` is filled from sets, whose
+                # order changes with the interpreter's string hashing.
+                real += "; failed or hung: " + ", ".join(f"{v} ({bad[v]})" for v in names if bad[v])
+        model_side = {v: c for v, c in variants.items() if v in names}
+        if not model_side:
+            rows.append(f"| {guest} | {rec['policy']} | futex_requeue_pi, {label} | {real} | "
+                        f"not modelled (no timeouts on the model's PI sleeps when this was recorded) | - |")
             continue
-        model_bad = {v: c for v, c in untimed.items() if c["passed"] != c["runs"]}
-        model = "all 6 passed " + f"{min(c['passed'] for c in untimed.values())}/{next(iter(untimed.values()))['runs']}"
+        model_bad = {v: c for v, c in model_side.items() if c["passed"] != c["runs"]}
+        model = (f"all {len(model_side)} passed "
+                 f"{min(c['passed'] for c in model_side.values())}/{next(iter(model_side.values()))['runs']}")
         if model_bad:
             model = "; ".join(f"{v}: passed {c['passed']}/{c['runs']}, {c['returned']}" for v, c in model_bad.items())
         if not runs:
             verdict = "-"
         else:
-            off = sorted(v for v in untimed if (bad[v] > 0) != (v in model_bad))
+            off = sorted(v for v in model_side if (bad[v] > 0) != (v in model_bad))
             verdict = "yes" if not off else "**no: " + ", ".join(
                 f"{v} ({'guest' if bad[v] else 'model'} only)" for v in off) + "**"
-        rows.append(f"| {guest} | {rec['policy']} | futex_requeue_pi, untimed (PI) | {real} | {model} | {verdict} |")
+        rows.append(f"| {guest} | {rec['policy']} | futex_requeue_pi, {label} | {real} | {model} | {verdict} |")
     return rows
 
 

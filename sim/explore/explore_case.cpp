@@ -17,7 +17,7 @@ std::string format_op(const case_op& op)
     case 'L': return "L" + a;
     case 'U': return "U" + a;
     case 'Y': return "Y" + a;
-    case 'Q': return "Q" + a + ":" + b;
+    case 'Q': return "Q" + a + ":" + b + (op.n ? ":" + n : "");  // :n, a timeout
     case 'X': return "X" + a + ":" + b + ":" + n;
     case 'P': return "P" + n;
     case 'S': return "S" + n;
@@ -105,10 +105,24 @@ std::optional<case_op> parse_op(std::string_view text, std::string& why)
         op.a = nums[0];
         op.n = nums[1];
         return op;
-    case 'O': case 'Q':
+    case 'O':
         if (!want(2) || !word_ok(nums[0]) || !word_ok(nums[1])) return std::nullopt;
         op.a = nums[0];
         op.b = nums[1];
+        return op;
+    case 'Q':  // Q<a>:<b>, or Q<a>:<b>:<n> with a timeout of n steps (n >= 1)
+        if (nums.size() != 2 && nums.size() != 3) {
+            why = "'" + std::string(text) + "' takes 2 or 3 number(s)";
+            return std::nullopt;
+        }
+        if (!word_ok(nums[0]) || !word_ok(nums[1])) return std::nullopt;
+        if (nums.size() == 3 && nums[2] == 0) {
+            why = "'" + std::string(text) + "': a timeout is at least 1 step (leave it out for none)";
+            return std::nullopt;
+        }
+        op.a = nums[0];
+        op.b = nums[1];
+        op.n = nums.size() == 3 ? nums[2] : 0;
         return op;
     case 'R': case 'X':
         if (!want(3) || !word_ok(nums[0]) || !word_ok(nums[1])) return std::nullopt;

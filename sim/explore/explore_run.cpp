@@ -262,7 +262,11 @@ private:
             env_.record_access(&env_.user_word(a), false);
             const std::uint32_t val = env_.user_word(a).v;
             env_.user_step(fmt::format("load word{} = {}", op.a, val));
-            system_call(index, op, [&] { return futex_.futex_wait_requeue_pi(a, val, b); });
+            // Q<a>:<b>:<n>: the timeout, n steps from here (the test's abs_time).
+            const long at = static_cast<long>(env_.step() + op.n);
+            system_call(index, op, [&] {
+                return futex_.futex_wait_requeue_pi(a, val, b, 0, op.n ? &at : nullptr);
+            });
             break;
         }
         case 'X': {

@@ -40,7 +40,8 @@ TEST_CASE("a bad case is refused with the reason", "[explore]")
 {
     CHECK(refusal("C.Z0") == "unknown operation 'Z'");
     CHECK(refusal("C.X0") == "'X0' takes 3 number(s)");
-    CHECK(refusal("C.Q0") == "'Q0' takes 2 number(s)");
+    CHECK(refusal("C.Q0") == "'Q0' takes 2 or 3 number(s)");
+    CHECK(refusal("C.Q0:1:0") == "'Q0:1:0': a timeout is at least 1 step (leave it out for none)");
     CHECK(refusal("C.L4") == "word 4 in 'L4' (words are 0-3)");
     CHECK(refusal("W4") == "word 4 in 'W4' (words are 0-3)");
     CHECK(refusal("O0:4") == "word 4 in 'O0:4' (words are 0-3)");

@@ -106,3 +106,43 @@ TEST_CASE("rwsem-gate as booted: the PI lock handed to a waiter that pivots is l
     INFO(fixed.final_state);
     CHECK_FALSE(fixed.violation);
 }
+
+TEST_CASE("requeue-PI with a timeout: the waiter gives up, early or on the rt_mutex, and the lock stays "
+          "its owner's",
+          "[explore][pi]")
+{
+    // T2 holds word 1, requeues T1 onto its rt_mutex and keeps word 1 for
+    // 200 steps; T1's timeout is 40 steps after its call. T1 comes back with
+    // -ETIMEDOUT (from the early path if the timer fired before the requeue,
+    // else from rt_mutex_wait_proxy_lock(), its waiter then removed by
+    // rt_mutex_cleanup_proxy_lock()) or -EAGAIN (the requeue came first);
+    // never 0, and its unlock is then -EPERM. T2's unlock finds no waiter
+    // left and the word ends 0. Without the timeout T1 gets word 1 after
+    // the 200 steps. (Seeds 2, 5 and 6 time out on the rt_mutex: `futexsim
+    // replay` of them shows rt_mutex_cleanup_proxy_lock()'s steps.)
+    int rt_mutex_timeouts = 0;
+    for (std::uint64_t seed = 1; seed <= 40; seed++) {
+        const auto out = run("stock", "C.C/Q0:1:40.U1/L1.X0:1:1.S200.U1", seed);
+        INFO("seed " << seed << ": " << out.final_state);
+        REQUIRE_FALSE(out.violation);
+        const bool timed_out = out.final_state.find("T1[-110,-1:exited]") != std::string::npos;
+        const bool early = out.final_state.find("T1[-11,-1:exited]") != std::string::npos;
+        CHECK((timed_out || early));
+        CHECK(out.final_state.find("word1=0 ") != std::string::npos);
+        rt_mutex_timeouts += timed_out;
+    }
+    CHECK(rt_mutex_timeouts > 0);
+    for (std::uint64_t seed = 1; seed <= 10; seed++) {
+        const auto out = run("stock", "C.C/Q0:1.U1/L1.X0:1:1.S200.U1", seed);
+        INFO("seed " << seed << ": " << out.final_state);
+        REQUIRE_FALSE(out.violation);
+        CHECK((out.final_state.find("T1[0,0:exited]") != std::string::npos ||
+               out.final_state.find("T1[-11,-1:exited]") != std::string::npos));
+    }
+}
+
+TEST_CASE("Q's timeout is written back as it was read, and left out when there is none", "[explore][pi]")
+{
+    CHECK(format_case(*parse_case("C/Q0:1:5")) == "C/Q0:1:5");
+    CHECK(format_case(*parse_case("C/Q0:1")) == "C/Q0:1");
+}

@@ -12,7 +12,21 @@ namespace futexsim::model {
 struct hrtimer_sleeper {
     long expires = 0;       // hrtimer_set_expires(): when, on the environment's clock
     void* task = nullptr;   // set when armed, cleared when it fires
-    unsigned long id = 0;   // the environment's handle while armed (0: not armed)
+    unsigned long id = 0;   // a handle the environment may keep while armed (0: none)
+};
+
+// The `out:` of a function with a sleeper on its stack: hrtimer_cancel()
+// whichever way it returns (destroy_hrtimer_on_stack() has nothing to do
+// here). noexcept(false) as model/cleanup.h's guards, for the same reason.
+template <class Env>
+struct hrtimer_cancel_on_return {
+    Env& env;
+    hrtimer_sleeper* to;  // nullptr: no timeout
+    ~hrtimer_cancel_on_return() noexcept(false)
+    {
+        if (to)
+            env.hrtimer_cancel(to);
+    }
 };
 
 }  // namespace futexsim::model

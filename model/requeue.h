@@ -353,16 +353,7 @@ int futex_wait_requeue_pi(mm_struct<Env>* mm, std::uint64_t uaddr, unsigned int 
     if (uaddr == uaddr2 || !bitset)
         return -EINVAL_;
     hrtimer_sleeper* to = futex_setup_timer(abs_time, &timeout);
-    // out: the timer goes whatever the way out (hrtimer_cancel()).
-    struct cancel_timer {
-        Env& env;
-        hrtimer_sleeper* to;
-        ~cancel_timer()
-        {
-            if (to)
-                env.hrtimer_cancel(to);
-        }
-    } out{env, to};
+    hrtimer_cancel_on_return<Env> out{env, to};
     int ret = get_futex_key(mm, uaddr2, flags, &key2);
     if (ret)
         return ret;

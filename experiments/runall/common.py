@@ -107,6 +107,17 @@ def save_figure(fig, path):
     pyplot().close(fig)
 
 
+def save_probability_plot(fig, ax, spec, ylabel, path):
+    """A single-panel plot of a probability (0 to 1, a little room each
+    side): its y label, the spec's title, a grid and the legend, then saved."""
+    ax.set_ylabel(ylabel)
+    ax.set_ylim(-0.05, 1.05)
+    ax.set_title(spec["title"], fontsize=9)
+    ax.grid(alpha=0.3)
+    ax.legend()
+    save_figure(fig, path)
+
+
 def wrapped_title(title):
     """A long title in lines that fit a 7-inch figure at 9 points."""
     return "\n".join(textwrap.wrap(title, 95))

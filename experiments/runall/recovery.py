@@ -3,7 +3,7 @@
 censored) with a survival plot; with "traces": true also each run's time
 to recovery, its throughput per bin (a plot), the exponential law's median
 beside Kaplan-Meier's (memoryless or not) and the runs' wall time."""
-from .common import heading, pyplot, read_runs, save_figure, simulated_only, sweep_file, wrapped_title
+from .common import heading, pyplot, read_runs, save_figure, save_probability_plot, simulated_only, sweep_file, wrapped_title
 from .stats import exponential_fit, kaplan_meier, km_quantile, km_survival_at, rule_of_three
 from .sweeps import swept_or_recorded
 
@@ -65,12 +65,7 @@ def plot(spec, rows, path):
         cens = [d / 1e3 for d, r in eps if not r]
         ax.plot(cens, [km_survival_at(steps, t * 1e3) for t in cens], "|", color=line.get_color(), markersize=10)
     ax.set_xlabel("stall duration (virtual s)")
-    ax.set_ylabel("P(still stalled)  (Kaplan-Meier; | censored)")
-    ax.set_ylim(-0.05, 1.05)
-    ax.set_title(spec["title"], fontsize=9)
-    ax.grid(alpha=0.3)
-    ax.legend()
-    save_figure(fig, path)
+    save_probability_plot(fig, ax, spec, "P(still stalled)  (Kaplan-Meier; | censored)", path)
 
 
 def runs_markdown(spec, runs):

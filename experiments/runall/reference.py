@@ -2,7 +2,7 @@
 the simulated sweep, thread count by thread count, with 95% Wilson
 intervals on both stall probabilities, a mark where they do not overlap,
 the throughputs and a plot of both probabilities."""
-from .common import EXPERIMENTS, Bad, code_list, probability, pyplot, read_csv, save_figure
+from .common import EXPERIMENTS, Bad, code_list, probability, pyplot, read_csv, save_probability_plot
 from .stats import wilson, wilson_error_bars
 from .sweeps import swept_or_recorded
 
@@ -117,12 +117,7 @@ def plot(spec, rows, path):
         ax.errorbar([r["threads"] + dx for r in pts], ps, yerr=[lo, hi], marker=marker, capsize=3, label=label,
                     linestyle="-" if kind == "sim" else "none")
     ax.set_xlabel("threads")
-    ax.set_ylabel("P(stall), 95% Wilson interval")
-    ax.set_ylim(-0.05, 1.05)
-    ax.set_title(spec["title"], fontsize=9)
-    ax.grid(alpha=0.3)
-    ax.legend()
-    save_figure(fig, path)
+    save_probability_plot(fig, ax, spec, "P(stall), 95% Wilson interval", path)
 
 
 def section(spec, inv):

@@ -218,15 +218,12 @@ void explore_env::hrtimer_sleeper_start_expires(model::hrtimer_sleeper* sl)
 {
     explore_task& self = current();
     sl->task = &self;
-    sl->id = 1;
     self.hrtimer = sl;
 }
 
+// Armed is the task's own record: a timer that fired has cleared it.
 void explore_env::hrtimer_cancel(model::hrtimer_sleeper* sl)
 {
-    if (!sl->id)
-        return;  // fired, or never armed
-    sl->id = 0;
     if (in_task() && current().hrtimer == sl)
         current().hrtimer = nullptr;
 }
@@ -241,7 +238,6 @@ void explore_env::fire_hrtimer(explore_task& t, bool due)
     if (!sl || (!due && static_cast<std::int64_t>(step_) < sl->expires))
         return;
     sl->task = nullptr;
-    sl->id = 0;
     t.hrtimer = nullptr;
 }
 

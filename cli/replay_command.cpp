@@ -29,6 +29,7 @@ struct replay_args {
     std::string strategy = "random";
     std::string schedule;
     std::string check = "none";
+    std::string memory = "sc";
     std::string timing = "steps";
     std::string preemptions = "2";
     bool quiet = false;
@@ -149,6 +150,10 @@ int replay(replay_args& a)
             "--schedule '{}': expected comma-separated choices, e.g. 1,0,2", a.schedule));
     cfg.strategy.schedule = *schedule;
     cfg.strategy.pct_steps = cfg.max_steps;
+    const auto memory = sim::explore::parse_memory_model(a.memory);
+    if (!memory)
+        throw usage_error(fmt::format("--memory '{}': expected sc, tso or arm64", a.memory));
+    cfg.memory = *memory;
     const auto check = sim::explore::parse_liveness(a.check);
     if (!check)
         throw usage_error(fmt::format(
@@ -244,6 +249,12 @@ void register_replay(CLI::App& app)
     sub->add_option("--bound-gps", a->cfg.pivot_bound_gps,
                     "bounded: grace periods a pivot may stay pending")
         ->transform(whole_number(0, 1'000'000))
+        ->capture_default_str();
+    sub->add_option("--memory", a->memory,
+                    "Memory model: sc (every store seen at once), tso (x86: a store waits in its "
+                    "CPU's FIFO store buffer) or arm64 (stores to different words may also leave "
+                    "the buffer out of order); a buffered store's drain is a scheduling choice "
+                    "(docs/testing.md, \"Weak memory\")")
         ->capture_default_str();
     auto* timing =
         sub->add_option("--timing", a->timing,

@@ -70,6 +70,9 @@ concept futex_env = requires(E& env, const E& cenv, typename E::template word<lo
     env.atomic_inc(wi);
     env.atomic_dec(wi);
     env.smp_mb();
+    // A full barrier on an architecture whose atomic_inc()/atomic_dec() are
+    // relaxed (arm64); a compiler barrier where they are locked (x86).
+    env.smp_mb__after_atomic();
 
     // per-CPU unsigned counters (mm->futex_ref)
     { env.alloc_percpu_uint() } -> std::same_as<std::unique_ptr<typename E::percpu_uint>>;

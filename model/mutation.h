@@ -13,6 +13,9 @@ enum class mutation : unsigned char {
     none,
     forget_bias,           // __futex_ref_atomic_begin/_end: no LONG_MAX bias
     no_fold_grace_period,  // __futex_ref_atomic_begin: fold at once, no grace period first
+    // The ordering primitives (the barrier mutants, docs/testing.md "Weak memory"):
+    no_barrier_a,  // futex_hb_waiters_inc: no smp_mb__after_atomic() (barrier A)
+    no_barrier_b,  // futex_hb_waiters_pending: no smp_mb() (barrier B)
 };
 
 // Two inline namespaces, so that the two definitions of mutated() never

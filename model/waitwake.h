@@ -88,7 +88,7 @@ private:
 // futex_hb_waiters_inc(): count a waiter before taking the bucket lock. Its
 // smp_mb__after_atomic() is barrier (A), paired with the waker's barrier (B)
 // in futex_hb_waiters_pending(); on x86 the locked increment is that
-// barrier, so the environment is not asked for another.
+// barrier and smp_mb__after_atomic() only a compiler barrier.
 //
 // Why both (the ordering comment of waitwake.c in 7.2.13): a waker that
 // finds no waiter skips the bucket lock, so each side writes, fences, then
@@ -112,13 +112,15 @@ private:
 // either sees newval and returns -EWOULDBLOCK, or the waker sees it counted
 // and takes the lock, behind which the waiter queues itself. Drop either
 // barrier and, on a machine whose stores wait in a store buffer, the waiter
-// may sleep with its wake-up gone. The environments here run every access
-// in one global order, so (A) and (B) cost time on the timed simulator but
-// their absence is not yet something the explorer can show.
+// may sleep with its wake-up gone. The explorer shows it: under
+// `--memory tso` without (B), and under `--memory arm64` without (A) or (B),
+// a post (case op V) is lost (docs/findings.md, the barrier mutants).
 template <class Env>
 void futex_hb_waiters_inc(Env& env, futex_hash_bucket<Env>* hb)
 {
     env.atomic_inc(hb->waiters);
+    if (!mutated(mutation::no_barrier_a))  // mutation point (model/mutation.h)
+        env.smp_mb__after_atomic();        // barrier (A)
 }
 
 // futex_hb_waiters_dec()
@@ -133,7 +135,8 @@ void futex_hb_waiters_dec(Env& env, futex_hash_bucket<Env>* hb)
 template <class Env>
 bool futex_hb_waiters_pending(Env& env, futex_hash_bucket<Env>* hb)
 {
-    env.smp_mb();  // barrier (B)
+    if (!mutated(mutation::no_barrier_b))  // mutation point (model/mutation.h)
+        env.smp_mb();                      // barrier (B)
     return env.atomic_read(hb->waiters) != 0;
 }
 

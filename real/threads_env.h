@@ -133,6 +133,8 @@ public:
     void atomic_inc(word<T>& w) { w.v.fetch_add(1); }
     template <class T>
     void atomic_dec(word<T>& w) { w.v.fetch_sub(1); }
+    // The increments here are seq_cst read-modify-writes already.
+    void smp_mb__after_atomic() { std::atomic_signal_fence(std::memory_order_seq_cst); }
     void smp_mb()
     {
 #if defined(__SANITIZE_THREAD__)

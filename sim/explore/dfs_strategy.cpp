@@ -22,8 +22,8 @@ public:
     {
         std::vector<bool> timer(candidates.size(), false);
         for (std::size_t i = 0; i < candidates.size(); i++)
-            timer[i] = candidates[i] != gp_end_candidate &&
-                       env_.tasks()[candidates[i]]->state == task_state::blocked;
+            timer[i] = is_task_candidate(candidates[i]) &&
+                       env_.tasks()[candidate_task(candidates[i])]->state == task_state::blocked;
         const std::optional<std::size_t> pick = tree_.choose(candidates, timer, env_.footprints());
         if (pick && candidates.size() >= 2)
             record(*pick);
@@ -62,7 +62,7 @@ bool dfs_tree::asleep(const std::vector<sleeper>& s, std::uint32_t id)
 unsigned dfs_tree::cost(const node& n, std::size_t i) const
 {
     const std::uint32_t c = n.cands[i];
-    if (c == gp_end_candidate || n.last < 0 || c == static_cast<std::uint32_t>(n.last))
+    if (!is_task_candidate(c) || n.last < 0 || candidate_task(c) == static_cast<std::uint32_t>(n.last))
         return 0;
     // A switch away from the last task while it could go on.
     for (std::size_t j = 0; j < n.cands.size(); j++)
@@ -123,7 +123,7 @@ std::optional<std::size_t> dfs_tree::choose(const std::vector<std::uint32_t>& ca
         const node& parent = stack_[k - 1];
         const std::uint32_t took = parent.cands[parent.chosen];
         n.preemptions = parent.preemptions + cost(parent, parent.chosen);
-        n.last = took == gp_end_candidate ? parent.last : static_cast<std::int64_t>(took);
+        n.last = !is_task_candidate(took) ? parent.last : static_cast<std::int64_t>(candidate_task(took));
         if (reduction_) {
             // Asleep here: what slept at the parent or was taken there
             // before, and commutes with every step since.

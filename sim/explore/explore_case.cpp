@@ -12,6 +12,7 @@ std::string format_op(const case_op& op)
     case 'M': return "M" + a;
     case 'T': return "T" + a + ":" + n;
     case 'K': return "K" + a + ":" + n;
+    case 'V': return "V" + a + ":" + n;
     case 'O': return "O" + a + ":" + b;
     case 'R': return "R" + a + ":" + b + ":" + n;
     case 'L': return "L" + a;
@@ -100,7 +101,7 @@ std::optional<case_op> parse_op(std::string_view text, std::string& why)
         if (!want(1) || !word_ok(nums[0])) return std::nullopt;
         op.a = nums[0];
         return op;
-    case 'T': case 'K':
+    case 'T': case 'K': case 'V':
         if (!want(2) || !word_ok(nums[0])) return std::nullopt;
         op.a = nums[0];
         op.n = nums[1];

@@ -9,6 +9,9 @@
 //   T<a>:<n>    the same with a timeout of n steps
 //   M<a>        futex_wait on word a with a value it does not hold (EAGAIN)
 //   K<a>:<n>    futex_wake(a, n)
+//   V<a>:<n>    user space stores word a + 1 to word a (a plain store, which
+//               waits in the store buffer under a weak memory model), then
+//               futex_wake(a, n): a semaphore's post
 //   O<a>:<b>    futex_wake_op(a, b, 1, 1, FUTEX_OP(ADD, 1, CMP_GT, 0))
 //   R<a>:<b>:<n> futex_requeue(a, b, 1, n)
 //   L<a>        pthread_mutex_lock() of a PI mutex on word a: user space's

@@ -18,8 +18,13 @@ namespace futexsim::sim::explore {
 
 namespace ctx = boost::context;
 
-explore_env::explore_env(const config& c) : cfg_(c), strategy_(make_strategy(c.strategy))
+explore_env::explore_env(const config& c)
+    : cfg_(c), strategy_(make_strategy(c.strategy)), mem_(c.memory, c.cpus), views_(c.cpus),
+      weak_(c.memory != memory_model::sc), arm64_(c.memory == memory_model::arm64), last_on_cpu_(c.cpus, -1)
 {
+    mem_.on_commit([this](unsigned cpu, const buffered_store& e, std::uint64_t before) {
+        record_commit(cpu, e, before);
+    });
     // The kernel task that runs RCU callbacks (softirq), one model step at a time.
     rcu_task_ = spawn("rcu", 0, [this] { rcu_task_body(); }, true);
     tasks_[static_cast<std::size_t>(rcu_task_)]->state = task_state::blocked;
@@ -57,6 +62,9 @@ void explore_env::shutdown()
 
 int explore_env::spawn(std::string name, unsigned cpu, std::function<void()> body, bool kernel)
 {
+    // clone() and wake_up_new_task(): what the parent stored before is
+    // visible to the child (a full barrier on the parent's CPU).
+    full_barrier();
     auto t = std::make_unique<explore_task>();
     t->id = static_cast<int>(tasks_.size());
     t->name = std::move(name);
@@ -183,6 +191,7 @@ bool explore_env::block(const char* in, const void* on)
     if (!in_task() || tearing_down_)
         return false;
     explore_task& self = current();
+    full_barrier();  // schedule()
     if (!self.sleep_begins())
         return true;
     self.state = task_state::blocked;
@@ -232,6 +241,12 @@ std::vector<int> explore_env::candidates() const
             if (u.get() != t.get() && u->state != task_state::exited && u->cpu == t->cpu &&
                 u->in_section())
                 cpu_taken = true;
+        // Weak memory: a barrier waits for its drains, and so does a
+        // context switch (schedule()'s full barrier) to another task.
+        if (weak_ && t->awaiting_drain && mem_.holds(t->cpu, t->drain_word))
+            continue;
+        if (weak_ && last_on_cpu_[t->cpu] >= 0 && last_on_cpu_[t->cpu] != t->id && !mem_.empty(t->cpu))
+            continue;
         if (!cpu_taken)
             out.push_back(t->id);
     }
@@ -258,12 +273,14 @@ void explore_env::run()
         const std::vector<int> c = candidates();
         const bool offer_gp_end =
             cfg_.timing_choices && gp_can_end() && gp_ends_chosen_ < cfg_.max_gp_ends;
-        if (c.empty() && !offer_gp_end) {
+        if (c.empty() && !offer_gp_end && (!weak_ || mem_.all_empty())) {
             if (!let_time_pass())
                 return;  // everyone is blocked for good, or done
             continue;
         }
         std::vector<std::uint32_t> ids(c.begin(), c.end());
+        if (weak_)
+            add_memory_candidates(ids);
         if (offer_gp_end)
             ids.push_back(gp_end_candidate);
         const std::optional<std::size_t> choice = strategy_->pick_or_stop(ids);
@@ -276,13 +293,26 @@ void explore_env::run()
             end_gp_step(false);
             continue;
         }
-        explore_task& t = *tasks_[ids[pick]];
+        if (is_drain_candidate(ids[pick])) {
+            drain_step(drain_candidate_cpu(ids[pick]), drain_candidate_index(ids[pick]));
+            continue;
+        }
+        explore_task& t = *tasks_[candidate_task(ids[pick])];
+        if (arm64_)
+            t.load_choice = candidate_version(ids[pick]);
         ++step_;
         begin_footprint(t.id);
         if (t.state == task_state::blocked) {  // timing as choices: its timeout ends now
             t.timed_out = true;
             fire_hrtimer(t, true);
             wake(t);
+        }
+        // Another task's step on the CPU is a context switch, which waited
+        // for the CPU's store buffer to drain (candidates()).
+        if (weak_ && last_on_cpu_[t.cpu] != t.id) {
+            record_access(&mem_, true, t.cpu);
+            views_full(t.cpu);  // schedule() into it, also a new task's first run
+            last_on_cpu_[t.cpu] = t.id;
         }
         // What the step shows if the task only blocks: the operation it tried.
         t.last = t.pending;

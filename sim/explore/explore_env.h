@@ -31,6 +31,7 @@
 #include <boost/context/fiber.hpp>
 
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <memory>
@@ -47,8 +48,11 @@
 #include "sim/explore/explore_observer.h"
 #include "sim/explore/explore_task.h"
 #include "sim/explore/footprint.h"
+#include "sim/explore/load_views.h"
+#include "sim/explore/memory_model.h"
 #include "sim/explore/op_event.h"
 #include "sim/explore/quarantine.h"
+#include "sim/explore/store_buffers.h"
 #include "sim/kernel/mutex.h"
 #include "sim/kernel/rcu_gp.h"
 #include "sim/kernel/task.h"
@@ -96,6 +100,9 @@ public:
         // Record what every step touched (footprints()), for a strategy
         // that prunes by it (dfs).
         bool record_footprints = false;
+        // Under tso and arm64 stores wait in store buffers and drain as
+        // scheduling choices (sim/explore/store_buffers.h).
+        memory_model memory = memory_model::sc;
     };
 
     bool recording_footprints() const { return cfg_.record_footprints; }
@@ -156,6 +163,18 @@ public:
     void set_nr_threads(unsigned n) { nr_threads_ = n; }
     // The word at `uaddr`, made (0) if nothing has touched it yet.
     word<std::uint32_t>& user_word(std::uint64_t uaddr) { return user_memory_[uaddr]; }
+    // User space's plain load of the word at `uaddr` (made if need be), as
+    // the current task's CPU sees it.
+    std::uint32_t user_load(std::uint64_t uaddr)
+    {
+        word<std::uint32_t>& w = user_word(uaddr);
+        return mem_load(&w, 0, w.v);
+    }
+    // User space's plain store to it (WRITE_ONCE()): a buffered store.
+    void user_store(std::uint64_t uaddr, std::uint32_t v, loc l = loc::current())
+    {
+        store_op(user_word(uaddr), v, false, l);
+    }
     // The word at `uaddr`, which must exist (std::out_of_range if not).
     word<std::uint32_t>& user_word_at(std::uint64_t uaddr) { return user_memory_.at(uaddr); }
     const word<std::uint32_t>& user_word_at(std::uint64_t uaddr) const { return user_memory_.at(uaddr); }
@@ -172,52 +191,72 @@ public:
     void preempt_disable();
     void preempt_enable();
 
+    // Loads see the CPU's own buffered stores first (store_buffers.h); loads
+    // are performed in program order, so an acquire needs nothing more.
+    // Under arm64 a load may return an older value (load_views.h); a load
+    // of a pointer orders the loads after it (its address dependency).
     template <class T>
     T atomic_read(word<T>& w, loc l = loc::current())
     {
+        will_load(&w.v, sizeof(T));
         point(op_kind::read, &w, l);
-        const T v = w.v;
+        const T v = mem_load(&w, 0, w.v);
+        if constexpr (std::is_pointer_v<T>)
+            ordered_load();
         done(as_long(v), as_long(v));
         return v;
     }
     template <class T, class U>
     void atomic_set(word<T>& w, U v, loc l = loc::current())
     {
-        point(op_kind::write, &w, l);
-        const long before = as_long(w.v);
-        w.v = static_cast<T>(v);
-        done(before, as_long(w.v));
+        store_op(w, static_cast<T>(v), false, l);
     }
     template <class T>
     T smp_load_acquire(word<T>& w, loc l = loc::current())
     {
-        return atomic_read(w, l);
+        const T v = atomic_read(w, l);
+        ordered_load();
+        return v;
     }
     template <class T, class U>
     void smp_store_release(word<T>& w, U v, loc l = loc::current())
     {
-        atomic_set(w, v, l);
+        store_op(w, static_cast<T>(v), true, l);
     }
+    // A successful cmpxchg is fully ordered; a failed one orders nothing on
+    // arm64 (atomic_t.txt), and is a locked instruction on x86.
     template <class T>
     bool atomic_try_cmpxchg(word<T>& w, T& old, T new_, loc l = loc::current())
     {
         point(op_kind::cmpxchg_ok, &w, l);
+        rmw_reads_memory(&w, 0, w.v, mem_.model() == memory_model::tso);
         const long before = as_long(w.v);
         const bool ok = w.v == old;
-        if (ok)
+        if (ok) {
+            full_barrier();
+            const T before = w.v;
             w.v = new_;
-        else
+            rmw_wrote(w.v, before);
+            full_barrier();
+        } else {
             old = w.v;
+            rmw_read(w.v);
+        }
         pending_kind(ok ? op_kind::cmpxchg_ok : op_kind::cmpxchg_fail);
         done(before, as_long(w.v));
         return ok;
     }
+    // Value-returning atomics are fully ordered (atomic_t.txt).
     template <class T>
     T atomic_add_return(word<T>& w, T delta, loc l = loc::current())
     {
         point(op_kind::add_return, &w, l);
+        full_barrier();
+        const T old = w.v;
         const long before = as_long(w.v);
         w.v = static_cast<T>(model::wrapping_add(static_cast<long>(w.v), static_cast<long>(delta)));
+        rmw_wrote(w.v, old);
+        full_barrier();
         done(before, as_long(w.v));
         return w.v;
     }
@@ -225,28 +264,72 @@ public:
     bool atomic_dec_and_test(word<T>& w, loc l = loc::current())
     {
         point(op_kind::dec, &w, l);
+        full_barrier();
+        const T old = w.v;
         const long before = as_long(w.v);
         w.v = static_cast<T>(model::wrapping_add(static_cast<long>(w.v), -1));
+        rmw_wrote(w.v, old);
+        full_barrier();
         done(before, as_long(w.v));
         return w.v == 0;
     }
+    // atomic_inc() and atomic_dec() return nothing: relaxed on arm64 (the
+    // delta waits in the store buffer), a locked instruction on x86.
     template <class T>
     void atomic_inc(word<T>& w, loc l = loc::current())
     {
-        point(op_kind::inc, &w, l);
-        const long before = as_long(w.v);
-        ++w.v;
-        done(before, as_long(w.v));
+        relaxed_add(w, 1, op_kind::inc, l);
     }
     template <class T>
     void atomic_dec(word<T>& w, loc l = loc::current())
     {
-        point(op_kind::dec, &w, l);
-        const long before = as_long(w.v);
-        --w.v;
-        done(before, as_long(w.v));
+        relaxed_add(w, -1, op_kind::dec, l);
     }
-    void smp_mb() {}
+    void smp_mb() { full_barrier(); }
+    // x86's atomics are locked instructions already: a compiler barrier
+    // there; a full barrier on arm64.
+    void smp_mb__after_atomic()
+    {
+        if (arm64_)
+            full_barrier();
+    }
+    // The two one-sided barriers (the litmus tests use them; the model does
+    // not): smp_wmb() orders stores, smp_rmb() loads.
+    void smp_wmb();
+    void smp_rmb();
+    // spin_lock() is a locked instruction on x86 already; an acquire on arm64.
+    void smp_mb__after_spinlock()
+    {
+        if (arm64_)
+            full_barrier();
+    }
+    // rcu_dereference(): a load whose address dependency orders the loads
+    // made through the pointer it returns.
+    template <class T>
+    T rcu_dereference(word<T>& w, loc l = loc::current())
+    {
+        const T v = atomic_read(w, l);
+        ordered_load();
+        return v;
+    }
+    memory_model memory() const { return mem_.model(); }
+    // Store-buffer entries that may drain now (for the candidates and the
+    // trace), and draining one as a step of its own.
+    const store_buffers& buffers() const { return mem_; }
+    // The value `cell` holds once every store buffer has drained (the cell
+    // itself under sc): what a ghost count is compared with.
+    template <class T>
+    T settled(const T& cell) const
+    {
+        if (!weak_)
+            return cell;
+        std::uint64_t bits = 0;
+        std::memcpy(&bits, &cell, sizeof(T));
+        bits = mem_.settled(&cell, sizeof(T), bits);
+        T v;
+        std::memcpy(&v, &bits, sizeof(T));
+        return v;
+    }
 
     std::unique_ptr<percpu_uint> alloc_percpu_uint();
     void this_cpu_inc(percpu_uint& p, loc l = loc::current());
@@ -367,6 +450,160 @@ private:
     }
     void warn_might_sleep(const char* call);
 
+    // --- weak memory (store_buffers.h): `obj` and `sub` name the word for
+    // the footprints; a CPU's buffer at a word is the word at sub + buf.
+    static std::uint32_t buffer_sub(std::uint32_t sub, unsigned cpu) { return sub + 0x10000u * (cpu + 1); }
+    template <class T>
+    T mem_load(const void* obj, std::uint32_t sub, T& cell)
+    {
+        if (!weak_ || !in_task())
+            return cell;
+        explore_task& self = current();
+        const unsigned cpu = self.cpu;
+        record_access(obj, false, buffer_sub(sub, cpu));
+        std::uint64_t bits = 0;
+        store_buffers::forwarded f = mem_.forward(cpu, &cell, sizeof(T), bits);
+        if (f == store_buffers::forwarded::add_pending) {
+            await_drained(&cell);
+            f = mem_.forward(cpu, &cell, sizeof(T), bits);
+        }
+        const std::size_t choice = self.load_choice;
+        self.load_choice = 0;
+        self.load_cell = nullptr;
+        if (f != store_buffers::forwarded::value) {
+            if (mem_.model() != memory_model::arm64)
+                return cell;
+            std::memcpy(&bits, &cell, sizeof(T));
+            bits = views_.read(cpu, &cell, choice, bits);
+        }
+        T v;
+        std::memcpy(&v, &bits, sizeof(T));
+        return v;
+    }
+    // The load the current task stops at next (arm64: its values are choices).
+    void will_load(const void* cell, unsigned size)
+    {
+        if (arm64_ && in_task()) {
+            current().load_cell = cell;
+            current().load_size = size;
+        }
+    }
+    // How many values task `t`'s next load may return (1 unless arm64).
+    std::size_t load_choices(const explore_task& t) const;
+    void add_memory_candidates(std::vector<std::uint32_t>& ids) const;
+    // A read-modify-write wrote memory directly (arm64 keeps the value).
+    template <class T>
+    void rmw_wrote(T& cell, T before)
+    {
+        if (!arm64_ || !in_task())
+            return;
+        std::uint64_t b = 0, a = 0;
+        std::memcpy(&b, &before, sizeof(T));
+        std::memcpy(&a, &cell, sizeof(T));
+        views_.wrote(current().cpu, &cell, sizeof(T), b, a);
+        record_access(&views_, true);
+    }
+    // A read-modify-write that failed read memory as it is.
+    template <class T>
+    void rmw_read(T& cell)
+    {
+        if (!arm64_ || !in_task())
+            return;
+        std::uint64_t b = 0;
+        std::memcpy(&b, &cell, sizeof(T));
+        views_.read(current().cpu, &cell, 0, b);
+    }
+    // After an acquire or a dependency-ordered load (load_views.h).
+    void ordered_load()
+    {
+        if (arm64_ && in_task())
+            views_.after_ordered_load(current().cpu);
+    }
+    void views_full(unsigned cpu);
+    template <class T>
+    void mem_store(const void* obj, std::uint32_t sub, T& cell, T v, bool release)
+    {
+        if (!weak_ || !in_task()) {
+            cell = v;
+            return;
+        }
+        const unsigned cpu = current().cpu;
+        record_access(obj, true, buffer_sub(sub, cpu));
+        record_access(&mem_, true, cpu);
+        buffered_store e{buffered_store::kind::store, release, &cell, sizeof(T), 0, current_, obj, sub};
+        std::memcpy(&e.bits, &v, sizeof(T));
+        mem_.store(cpu, e);
+    }
+    // A read-modify-write reads memory: it waits until the CPU's own
+    // entries for the word drained (all of them when `all`: a locked
+    // instruction).
+    template <class T>
+    void rmw_reads_memory(const void* obj, std::uint32_t sub, T& cell, bool all)
+    {
+        if (!weak_ || !in_task())
+            return;
+        if (all) {
+            full_barrier();
+            return;
+        }
+        record_access(obj, false, buffer_sub(sub, current().cpu));
+        await_drained(&cell);
+    }
+    template <class T>
+    void store_op(word<T>& w, T v, bool release, const loc& l)
+    {
+        point(op_kind::write, &w, l);
+        const long before = as_long(mem_load(&w, 0, w.v));
+        mem_store(&w, 0, w.v, v, release);
+        done(before, as_long(v));
+    }
+    // A relaxed add: in memory at once under sc and tso (where it is a
+    // locked instruction), a buffered delta under arm64.
+    template <class T>
+    void relaxed_add(word<T>& w, long delta, op_kind k, const loc& l)
+    {
+        point(k, &w, l);
+        if (!arm64_ || !in_task()) {
+            full_barrier();
+            const long before = as_long(w.v);
+            w.v = static_cast<T>(model::wrapping_add(static_cast<long>(w.v), delta));
+            done(before, as_long(w.v));
+            return;
+        }
+        // The value it will have added to, for the observers: reading it
+        // through the buffer would wait for an older add to drain.
+        const long before = as_long(settled(w.v));
+        buffer_add(&w, 0, w.v, delta);
+        done(before, model::wrapping_add(before, delta));
+    }
+    template <class T>
+    void buffer_add(const void* obj, std::uint32_t sub, T& cell, long delta)
+    {
+        const unsigned cpu = current().cpu;
+        record_access(obj, true, buffer_sub(sub, cpu));
+        record_access(&mem_, true, cpu);
+        mem_.store(cpu, buffered_store{buffered_store::kind::add, false, &cell, sizeof(T),
+                                       static_cast<std::uint64_t>(delta), current_, obj, sub});
+    }
+    // A full barrier (smp_mb(), a locked instruction, schedule()): the
+    // current task waits until its CPU's buffer has drained, each entry a
+    // drain step of its own (so a barrier's drains and the ones chosen
+    // before it are the same steps to the reduction).
+    void full_barrier()
+    {
+        if (!weak_)  // sequential consistency: nothing to wait for
+            return;
+        await_drained(nullptr);
+        if (in_task())
+            views_full(current().cpu);
+    }
+    void await_drained(const void* word);
+    void lock_acquire_barrier();
+    void percpu_add(percpu_uint& p, long delta, op_kind k, const loc& l);
+    void drain_cpu(unsigned cpu);
+    void record_commit(unsigned cpu, const buffered_store& e, std::uint64_t before);
+    void drain_step(unsigned cpu, std::size_t index);
+
     template <class T>
     static long as_long(const T& v)
     {
@@ -436,6 +673,12 @@ private:
     std::unordered_map<const void*, std::vector<int>> spinners_;
     quarantine quarantine_;  // what the model freed (sim/explore/quarantine.h)
     std::unordered_map<void*, void (*)(void*)> allocations_;  // kzalloc()'d, not yet freed
+
+    store_buffers mem_;
+    load_views views_;  // arm64's loads (load_views.h)
+    bool weak_ = false;   // tso or arm64: cfg_.memory, tested on every access
+    bool arm64_ = false;
+    std::vector<int> last_on_cpu_;  // the task that stepped last on each CPU: another's step is a context switch
 
     // Exhaustive search support (footprints, timing_choices).
     mutable std::vector<step_footprint> footprints_;  // const reads of RCU's state record too

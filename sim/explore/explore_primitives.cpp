@@ -4,7 +4,10 @@
 // spinlocks, wake-ups, user memory, nanosleep.
 #include "sim/explore/explore_env.h"
 
+#include <cstring>
 #include <string>
+
+#include <fmt/format.h>
 
 namespace futexsim::sim::explore {
 
@@ -35,31 +38,38 @@ void explore_env::preempt_enable() { nest_section(&kernel::task_struct::preempt_
 void explore_env::rcu_read_lock() { nest_section(&kernel::task_struct::rcu_nesting, +1); }
 void explore_env::rcu_read_unlock() { nest_section(&kernel::task_struct::rcu_nesting, -1); }
 
-void explore_env::this_cpu_inc(percpu_uint& p, loc l)
+// this_cpu_inc() and this_cpu_dec(): a read-modify-write of the CPU's own
+// counter with no ordering (no lock prefix on x86; on arm64 a relaxed one
+// with preemption off). Only its own CPU writes the counter while anyone
+// counts on it (the fold's writes come a grace period later), so under tso
+// and arm64 it is a load, forwarded from the store buffer, and a store that
+// waits there.
+void explore_env::percpu_add(percpu_uint& p, long delta, op_kind k, const loc& l)
 {
-    point(op_kind::percpu_inc, &p, l);
+    point(k, &p, l);
     const unsigned cpu = in_task() ? current().cpu : 0;
-    record_access(&p, true, cpu);
-    const long before = p.v[cpu];
-    ++p.v[cpu];
-    done(before, p.v[cpu]);
+    if (!mem_.weak() || !in_task()) {
+        record_access(&p, true, cpu);
+        const long before = p.v[cpu];
+        p.v[cpu] = static_cast<unsigned>(static_cast<long>(p.v[cpu]) + delta);
+        done(before, p.v[cpu]);
+        return;
+    }
+    const unsigned before = mem_load(&p, cpu, p.v[cpu]);
+    const unsigned after = static_cast<unsigned>(static_cast<long>(before) + delta);
+    mem_store(&p, cpu, p.v[cpu], after, false);
+    done(before, after);
 }
 
-void explore_env::this_cpu_dec(percpu_uint& p, loc l)
-{
-    point(op_kind::percpu_dec, &p, l);
-    const unsigned cpu = in_task() ? current().cpu : 0;
-    record_access(&p, true, cpu);
-    const long before = p.v[cpu];
-    --p.v[cpu];
-    done(before, p.v[cpu]);
-}
+void explore_env::this_cpu_inc(percpu_uint& p, loc l) { percpu_add(p, +1, op_kind::percpu_inc, l); }
+void explore_env::this_cpu_dec(percpu_uint& p, loc l) { percpu_add(p, -1, op_kind::percpu_dec, l); }
 
 unsigned explore_env::per_cpu_read(const percpu_uint& p, unsigned cpu, loc l)
 {
+    will_load(&p.v[cpu], sizeof(unsigned));
     point(op_kind::percpu_read, &p, l);
     record_access(&p, false, cpu);
-    const unsigned v = p.v[cpu];
+    const unsigned v = mem_load(&p, cpu, const_cast<percpu_uint&>(p).v[cpu]);
     done(v, v);
     return v;
 }
@@ -67,9 +77,10 @@ unsigned explore_env::per_cpu_read(const percpu_uint& p, unsigned cpu, loc l)
 void explore_env::per_cpu_write(percpu_uint& p, unsigned cpu, unsigned v, loc l)
 {
     point(op_kind::percpu_write, &p, l);
-    record_access(&p, true, cpu);
-    const long before = p.v[cpu];
-    p.v[cpu] = v;
+    const long before = mem_load(&p, cpu, p.v[cpu]);
+    if (!mem_.weak() || !in_task())
+        record_access(&p, true, cpu);
+    mem_store(&p, cpu, p.v[cpu], v, false);
     if (in_task())
         current().pending.cpu = cpu;  // the counter written, not where the writer runs
     done(before, v);
@@ -108,6 +119,7 @@ void explore_env::mutex_lock(mutex_t& m, loc l)
 {
     kernel::task_struct* self = in_task() ? &current() : nullptr;
     point(op_kind::mutex_lock, &m, l);
+    lock_acquire_barrier();
     kernel::mutex_lock(
         m, self,
         [&] {
@@ -123,6 +135,7 @@ void explore_env::mutex_lock(mutex_t& m, loc l)
 void explore_env::mutex_unlock(mutex_t& m, loc l)
 {
     point(op_kind::mutex_unlock, &m, l);
+    full_barrier();  // a release, modelled as a full barrier (docs/testing.md)
     kernel::mutex_unlock(
         m, [&](kernel::task_struct* next) { m.owner = next; },
         [this](kernel::task_struct& next) { wake(static_cast<explore_task&>(next)); });
@@ -133,6 +146,7 @@ void explore_env::mutex_unlock(mutex_t& m, loc l)
 void explore_env::spin_lock(spinlock_t& s, loc l)
 {
     point(op_kind::spin_lock, &s, l);
+    lock_acquire_barrier();
     nest_section(&kernel::task_struct::preempt_count, +1);
     while (s.owner >= 0 && !tearing_down_) {
         spinners_[&s].push_back(current_);
@@ -145,6 +159,7 @@ void explore_env::spin_lock(spinlock_t& s, loc l)
 void explore_env::spin_unlock(spinlock_t& s, loc l)
 {
     point(op_kind::spin_unlock, &s, l);
+    full_barrier();  // a release, modelled as a full barrier (docs/testing.md)
     s.owner = -1;
     auto it = spinners_.find(&s);
     if (it != spinners_.end()) {
@@ -172,6 +187,7 @@ bool explore_env::wake_up_state(void* t, unsigned state)
         for (explore_observer* o : observers_)
             o->on_op(current(), ev);
     }
+    full_barrier();  // try_to_wake_up(): smp_mb__after_spinlock() before it reads the state
     record_access(x, true);
     if (!(x->kstate & state)) {
         note("wake_up_task " + x->name + ": TASK_RUNNING, the wake is used up");
@@ -188,6 +204,7 @@ void explore_env::set_current_state(unsigned s)
     // A store of the value it holds commutes with every wake: it is no
     // access for the reduction (the writer of rwsem-gate sets TASK_RUNNING
     // when it pivots from a wake, which already runs so).
+    full_barrier();  // smp_store_mb()
     if (!in_task() || current().kstate == s)
         return;
     record_access(&current(), true);
@@ -197,6 +214,7 @@ void explore_env::set_current_state(unsigned s)
 void explore_env::schedule(loc l)
 {
     point(op_kind::sleep, nullptr, l);
+    full_barrier();  // __schedule()'s smp_mb__after_spinlock()
     explore_task& self = current();
     if (self.kstate == model::TASK_RUNNING) {
         self.sleep_begins();
@@ -269,9 +287,12 @@ int explore_env::arch_futex_atomic_op_inuser(int op, int oparg, int* oval, std::
     if (it == user_memory_.end())
         return -model::EFAULT_;
     point(op_kind::add_return, &it->second, l);
+    full_barrier();  // a locked instruction on x86; ldxr/stlxr and dmb ish on arm64
     const std::uint32_t old = it->second.v;
     const int ret = model::futex_atomic_op_inuser_local(op, static_cast<std::uint32_t>(oparg), old,
                                                         &it->second.v);
+    rmw_wrote(it->second.v, old);
+    full_barrier();
     *oval = static_cast<int>(old);
     done(old, it->second.v);
     return ret;
@@ -298,6 +319,7 @@ void explore_env::sleep_steps(std::uint64_t steps)
 model::sleep_end explore_env::futex_sleep_on(const void* q, long timeout_ns, const loc& l)
 {
     point(op_kind::sleep, q, l);
+    full_barrier();  // __schedule()'s smp_mb__after_spinlock()
     explore_task& self = current();
     self.futex_q = q;
     ++self.sleeps;
@@ -345,6 +367,118 @@ std::unique_ptr<explore_env::percpu_uint> explore_env::alloc_percpu_uint()
     p->v.assign(cfg_.cpus, 0);
     percpu_index_.emplace(p.get(), percpu_index_.size());
     return p;
+}
+
+// --- weak memory ---------------------------------------------------------
+
+void explore_env::smp_wmb()
+{
+    if (mem_.weak() && in_task() && !mem_.empty(current().cpu)) {
+        record_access(&mem_, true, current().cpu);
+        mem_.fence(current().cpu);
+    }
+}
+
+// spin_lock() and mutex_lock(): a locked instruction on x86 (a full
+// barrier); an acquire on arm64, which loads in program order and stores
+// that wait behind it already honour.
+void explore_env::lock_acquire_barrier()
+{
+    if (mem_.model() == memory_model::tso)
+        full_barrier();
+    else if (in_task())
+        views_full(current().cpu);  // sees the last holder's section: its unlock was a full barrier
+}
+
+void explore_env::smp_rmb()
+{
+    if (mem_.model() == memory_model::arm64 && in_task())
+        views_.rmb(current().cpu);
+}
+
+void explore_env::views_full(unsigned cpu)
+{
+    if (mem_.model() != memory_model::arm64)
+        return;
+    views_.full(cpu);
+    record_access(&views_, false);  // what "now" is depends on every write before
+}
+
+std::size_t explore_env::load_choices(const explore_task& t) const
+{
+    if (mem_.model() != memory_model::arm64 || !t.load_cell || t.state != task_state::runnable ||
+        mem_.holds(t.cpu, t.load_cell))
+        return 1;
+    std::uint64_t bits = 0;
+    std::memcpy(&bits, t.load_cell, t.load_size);
+    return views_.choices(t.cpu, t.load_cell, bits);
+}
+
+// Beside the tasks: arm64's loads, one candidate per value each may read
+// (load_views.h), and every store-buffer entry that may drain now.
+void explore_env::add_memory_candidates(std::vector<std::uint32_t>& ids) const
+{
+    const std::size_t tasks = ids.size();
+    if (arm64_)
+        for (std::size_t i = 0; i < tasks; i++)
+            for (std::size_t j = 1; j < load_choices(*tasks_[ids[i]]); j++)
+                ids.push_back(versioned_candidate(ids[i], j));
+    for (const auto& [cpu, index] : mem_.drainable())
+        ids.push_back(drain_candidate(cpu, index));
+}
+
+void explore_env::await_drained(const void* word)
+{
+    if (!weak_ || !in_task() || tearing_down_)
+        return;
+    explore_task& self = current();
+    while (mem_.holds(self.cpu, word) && !tearing_down_) {
+        self.awaiting_drain = true;
+        self.drain_word = word;
+        sched_fiber_ = std::move(sched_fiber_).resume();
+    }
+    self.awaiting_drain = false;
+    record_access(&mem_, false, self.cpu);
+}
+
+void explore_env::drain_cpu(unsigned cpu)
+{
+    if (mem_.empty(cpu))
+        return;
+    record_access(&mem_, true, cpu);
+    mem_.drain_all(cpu);
+}
+
+// What reaching memory touches: the word, and the CPU's buffer at it.
+void explore_env::record_commit(unsigned cpu, const buffered_store& e, std::uint64_t before)
+{
+    record_access(e.obj, true, e.sub);
+    record_access(e.obj, true, buffer_sub(e.sub, cpu));
+    if (mem_.model() == memory_model::arm64) {
+        std::uint64_t after = 0;
+        std::memcpy(&after, e.addr, e.size);
+        views_.wrote(cpu, e.addr, e.size, before, after);
+        record_access(&views_, true);  // every write is a tick of the views' clock
+    }
+}
+
+// One buffered store reaches memory as a step of its own: a scheduling
+// choice. Its footprint is the CPU's buffer (every drain of one CPU is
+// dependent on every other) and the word.
+void explore_env::drain_step(unsigned cpu, std::size_t index)
+{
+    ++step_;
+    const buffered_store e = mem_.entry(cpu, index);
+    if (cfg_.record_footprints)
+        footprints_.push_back(step_footprint{drain_footprint_task(cpu), false, {}});
+    record_access(&mem_, true, cpu);
+    mem_.drain_one(cpu, index);
+    explore_task& t = *tasks_[static_cast<std::size_t>(e.task)];
+    const op_event ev{op_kind::drain, e.addr, 0, 0, cpu, "", fmt::format("cpu{} store buffer", cpu)};
+    t.notes.clear();
+    for (explore_observer* o : observers_)
+        o->on_step(t, ev);
+    advance_time();
 }
 
 }  // namespace futexsim::sim::explore

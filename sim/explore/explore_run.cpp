@@ -13,6 +13,7 @@
 #include "sim/explore/checks/after_quiet.h"
 #include "sim/explore/checks/bounded_liveness.h"
 #include "sim/explore/checks/lost_wakeup.h"
+#include "sim/explore/checks/missed_post.h"
 #include "sim/explore/checks/pi_handoff.h"
 #include "sim/explore/checks/set_slots.h"
 #include "sim/explore/checks/sleepers.h"
@@ -93,8 +94,18 @@ private:
         c.fatal_warnings = cfg.fatal_warnings;
         c.timing_choices = cfg.timing_choices;
         c.max_gp_ends = cfg.max_gp_ends;
+        c.memory = cfg.memory;
         c.record_footprints = hooks && hooks->search;
         return c;
+    }
+
+    static bool has_post(const case_spec& c)
+    {
+        for (const case_thread& t : c.threads)
+            for (const case_op& op : t.ops)
+                if (op.kind == 'V')
+                    return true;
+        return false;
     }
 
     // The observers, in the order a step's checks run: the first violation
@@ -116,6 +127,8 @@ private:
         if (cfg.check == liveness::parked_drains)
             add(std::make_unique<parked_drains>(ctx_));
         add(std::make_unique<lost_wakeup_check>(ctx_));
+        if (has_post(case_))  // the check follows every load: only where it can fire
+            add(std::make_unique<missed_post_check>(ctx_));
         add(std::make_unique<pi_handoff_check>(ctx_));
         add(std::make_unique<set_slots_check>(ctx_));
         if (cfg.check == liveness::after_quiet)
@@ -212,7 +225,7 @@ private:
         case 'T': {
             // A plain load, as user space does it: the harness reports it.
             env_.record_access(&env_.user_word(a), false);
-            const std::uint32_t val = env_.user_word(a).v + (op.kind == 'M' ? 1 : 0);
+            const std::uint32_t val = env_.user_load(a) + (op.kind == 'M' ? 1 : 0);
             env_.user_step(fmt::format("load word{} = {}", op.a, val));
             system_call(index, op, [&] {
                 return futex_.futex_wait(a, val, op.kind == 'T' ? static_cast<long>(op.n) : -1);
@@ -222,6 +235,14 @@ private:
         case 'K':
             system_call(index, op, [&] { return futex_.futex_wake(a, static_cast<int>(op.n)); });
             break;
+        case 'V': {
+            env_.record_access(&env_.user_word(a), false);
+            const std::uint32_t val = env_.user_load(a) + 1;
+            env_.user_store(a, val);
+            env_.user_step(fmt::format("store word{} = {}", op.a, val));
+            system_call(index, op, [&] { return futex_.futex_wake(a, static_cast<int>(op.n)); });
+            break;
+        }
         case 'O':
             system_call(index, op, [&] {
                 return futex_.futex_wake_op(
@@ -260,7 +281,7 @@ private:
             break;
         case 'Q': {
             env_.record_access(&env_.user_word(a), false);
-            const std::uint32_t val = env_.user_word(a).v;
+            const std::uint32_t val = env_.user_load(a);
             env_.user_step(fmt::format("load word{} = {}", op.a, val));
             // Q<a>:<b>:<n>: the timeout, n steps from here (the test's abs_time).
             const long at = static_cast<long>(env_.step() + op.n);
@@ -327,6 +348,8 @@ void select_mutation(const std::string& name)
 {
     model::active_mutation = name == "forget-bias"            ? model::mutation::forget_bias
                              : name == "no-fold-grace-period" ? model::mutation::no_fold_grace_period
+                             : name == "no-barrier-a"         ? model::mutation::no_barrier_a
+                             : name == "no-barrier-b"         ? model::mutation::no_barrier_b
                                                               : model::mutation::none;
 }
 #endif
@@ -336,7 +359,7 @@ void select_mutation(const std::string& name)
 std::vector<std::string> mutation_names()
 {
 #ifdef FUTEXSIM_MUTATIONS
-    return {"forget-bias", "no-fold-grace-period"};
+    return {"forget-bias", "no-fold-grace-period", "no-barrier-a", "no-barrier-b"};
 #else
     return {};
 #endif
@@ -383,6 +406,8 @@ std::string replay_command(const run_config& cfg, const case_spec& c, const std:
     if (!cfg.strategy.schedule.empty())
         cmd += " --schedule " + format_schedule(cfg.strategy.schedule);
     cmd += fmt::format(" --steps {} --gp-steps {}", cfg.max_steps, cfg.gp_steps);
+    if (cfg.memory != memory_model::sc)
+        cmd += fmt::format(" --memory {}", memory_model_name(cfg.memory));
     if (cfg.check == liveness::parked_drains)  // no bound in grace periods: see sim/explore/parked_drains.h
         cmd += fmt::format(" --liveness {}", liveness_name(cfg.check));
     else if (cfg.check != liveness::none)

@@ -30,6 +30,15 @@ struct explore_task : kernel::task_struct {
     std::int64_t wake_at = -1;      // a timeout or a nanosleep
     model::hrtimer_sleeper* hrtimer = nullptr;  // armed (a PI timeout): it fires when a sleep of its times out
     std::uint64_t rcu_cookie = 0;   // synchronize_rcu(): sleeps until completed >= cookie
+    // A barrier or a read-modify-write waits until its CPU's store buffer
+    // holds nothing for this word (nullptr: nothing at all).
+    bool awaiting_drain = false;
+    const void* drain_word = nullptr;
+    // arm64: the word the operation it stopped at loads (load_views.h), and
+    // which of its values the schedule picked (0: the newest).
+    const void* load_cell = nullptr;
+    unsigned load_size = 0;
+    std::size_t load_choice = 0;
     const void* futex_q = nullptr;  // while asleep in futex_sleep()
     std::uint64_t sleeps = 0;       // futex_sleep() calls so far: tells one sleep from the next
     // current->__state as the kernel keeps it (model/env.h): set before a

@@ -5,6 +5,7 @@
 // are objects too (explore_env::begin_footprint()).
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <vector>
 
@@ -53,5 +54,30 @@ inline bool dependent(const step_footprint& a, const step_footprint& b)
 // The candidate id of "the current grace period ends" when grace periods
 // are scheduling choices (explore_env::config::timing_choices).
 inline constexpr std::uint32_t gp_end_candidate = 0xffffffffu;
+
+// The candidate "entry `index` of CPU `cpu`'s store buffer reaches memory"
+// under a weak memory model (sim/explore/store_buffers.h).
+inline constexpr std::uint32_t drain_candidate_base = 0xfe000000u;
+inline std::uint32_t drain_candidate(unsigned cpu, std::size_t index)
+{
+    return drain_candidate_base | (cpu << 12) | static_cast<std::uint32_t>(index & 0xfff);
+}
+inline bool is_drain_candidate(std::uint32_t id) { return (id & 0xff000000u) == drain_candidate_base; }
+inline unsigned drain_candidate_cpu(std::uint32_t id) { return (id >> 12) & 0xfff; }
+inline std::size_t drain_candidate_index(std::uint32_t id) { return id & 0xfff; }
+// A task's candidate (not a grace period's end, not a drain). Under arm64 a
+// task about to load has one candidate per value it may read: the task's
+// id with the value's index (0: the newest) above bit 20.
+inline bool is_task_candidate(std::uint32_t id) { return id < drain_candidate_base; }
+inline constexpr unsigned candidate_version_shift = 20;
+inline std::uint32_t versioned_candidate(std::uint32_t task, std::size_t version)
+{
+    return task | static_cast<std::uint32_t>(version << candidate_version_shift);
+}
+inline std::uint32_t candidate_task(std::uint32_t id) { return id & ((1u << candidate_version_shift) - 1); }
+inline std::size_t candidate_version(std::uint32_t id) { return id >> candidate_version_shift; }
+// The footprint's `task` of a drain of CPU `cpu`: drains of one CPU are
+// dependent on each other, as steps of one task are.
+inline int drain_footprint_task(unsigned cpu) { return -100 - static_cast<int>(cpu); }
 
 }  // namespace futexsim::sim::explore

@@ -13,25 +13,25 @@ unsigned invariants::percpu_sum() const
 {
     unsigned sum = 0;
     if (mm_.futex_ref)
-        for (unsigned v : mm_.futex_ref->v)
-            sum += v;
+        for (const unsigned& v : mm_.futex_ref->v)
+            sum += env_.settled(v);
     return sum;
 }
 
 long invariants::atomic_count() const
 {
-    const long a = mm_.futex_atomic.v;
+    const long a = env_.settled(mm_.futex_atomic.v);
     return biased_ ? model::wrapping_add(a, -LONG_MAX) : a;
 }
 
 std::string invariants::state_text() const
 {
-    const explored_hash* fph = mm_.futex_phash.v;
+    const explored_hash* fph = env_.settled(mm_.futex_phash.v);
     if (!fph)
         return "no hash";
-    if (fph->state.v == model::FR_PERCPU)
+    if (env_.settled(fph->state.v) == model::FR_PERCPU)
         return "FR_PERCPU";
-    return mm_.futex_atomic.v == 0 ? "dead" : "FR_ATOMIC";
+    return env_.settled(mm_.futex_atomic.v) == 0 ? "dead" : "FR_ATOMIC";
 }
 
 void invariants::got_reference(const explore_task& t)
@@ -130,8 +130,8 @@ std::string invariants::check_refcount() const
         return fmt::format("refcount: per-CPU sum {} + in-flight fold {} + atomic {} = {}, but {} reference(s) "
                            "are held plus the initial one",
                            percpu_sum(), in_flight_, atomic_count(), total, held_);
-    if (!biased_ && mm_.futex_atomic.v < 0)
-        return fmt::format("futex_atomic is negative ({}) outside the bias", mm_.futex_atomic.v);
+    if (const long a = env_.settled(mm_.futex_atomic.v); !biased_ && a < 0)
+        return fmt::format("futex_atomic is negative ({}) outside the bias", a);
     return {};
 }
 
@@ -141,7 +141,7 @@ std::string invariants::check_refcount() const
 // bucket lock is free: under the lock, a waker or mover may be half-way.
 std::string invariants::check_waiters() const
 {
-    const explored_hash* cur = mm_.futex_phash.v;
+    const explored_hash* cur = env_.settled(mm_.futex_phash.v);
     const bool pivoting = mm_.futex_hash_lock.owner != nullptr;
     for (const auto& t : env_.tasks()) {
         if (!t->futex_q)

@@ -37,6 +37,7 @@ enum class op_kind : std::uint8_t {
     sync_rcu,
     user,
     syscall,
+    drain,  // a buffered store reaches memory (sim/explore/store_buffers.h)
 };
 const char* op_name(op_kind k);
 

@@ -60,6 +60,8 @@ const char* op_name(op_kind k)
         return "user";
     case op_kind::syscall:
         return "syscall";
+    case op_kind::drain:
+        return "drain";
     }
     return "?";
 }

@@ -38,6 +38,14 @@ void explore_env::start_gp()
 
 void explore_env::end_gp()
 {
+    // Every CPU passed a full barrier between the grace period's start and
+    // its end (docs/testing.md: draining at the end is stronger than that).
+    for (unsigned cpu = 0; cpu < cfg_.cpus; cpu++)
+        drain_cpu(cpu);
+    if (mem_.model() == memory_model::arm64) {
+        views_.all_full();
+        record_access(&views_, false);
+    }
     kernel::rcu_gp::ended done = gp_.end_gp();
     for (auto& cb : done.callbacks)
         due_.push_back(std::move(cb));
@@ -143,9 +151,11 @@ void explore_env::rcu_task_body()
     }
 }
 
+// Under a weak memory model the store buffers drain first, as steps of
+// their own (the grace period's barriers would drain them).
 bool explore_env::gp_can_end() const
 {
-    return gp_.gp_active() && gp_readers_.empty() && due_.empty();
+    return gp_.gp_active() && gp_readers_.empty() && due_.empty() && (!weak_ || mem_.all_empty());
 }
 
 // A grace period ends as a step of its own (timing as choices). It writes

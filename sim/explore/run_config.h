@@ -8,6 +8,7 @@
 #include <string>
 
 #include "model/kernel_version.h"
+#include "sim/explore/memory_model.h"
 #include "sim/schedule.h"
 
 namespace futexsim::sim::explore {
@@ -50,6 +51,9 @@ struct run_config {
     // (explore_env::config::timing_choices): what --strategy dfs explores.
     bool timing_choices = false;
     unsigned long max_gp_ends = 2;
+    // sc, tso or arm64 (sim/explore/store_buffers.h): under the weak ones
+    // stores wait in store buffers and drain as scheduling choices.
+    memory_model memory = memory_model::sc;
 };
 
 // Called with one line per step (and a header), when tracing.

@@ -33,6 +33,10 @@ std::uint64_t explore_env::object_name(const void* p) const
         return obj_id(obj_class::cpu, 0, 0);
     if (p == &gp_)
         return obj_id(obj_class::rcu, 0, 0);
+    if (p == &mem_)  // the order of a CPU's store buffer (sub: the CPU)
+        return obj_id(obj_class::cpu, 1, 0);
+    if (p == &views_)  // arm64's clock of writes (load_views.h)
+        return obj_id(obj_class::cpu, 2, 0);
     if (auto it = percpu_index_.find(p); it != percpu_index_.end())
         return obj_id(obj_class::percpu, it->second, 0);
     const char* c = static_cast<const char*>(p);

@@ -193,6 +193,7 @@ public:
     }
 
     void smp_mb() {}
+    void smp_mb__after_atomic() {}
 
     std::unique_ptr<percpu_uint> alloc_percpu_uint()
     {

@@ -158,6 +158,10 @@ public:
             eng_.charge(site_charge(site(loc, "smp_mb")) + static_cast<vtime>(eng_.mach().full_barrier_ns));
     }
 
+    // smp_mb__after_atomic(): a compiler barrier on x86. On arm64 it is a
+    // dmb that this simulator does not charge (docs/simulator.md).
+    void smp_mb__after_atomic() {}
+
     // --- per-CPU counters: each CPU's own line, never contended ------------
     std::unique_ptr<percpu_uint> alloc_percpu_uint()
     {

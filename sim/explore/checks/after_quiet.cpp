@@ -7,7 +7,7 @@ namespace futexsim::sim::explore {
 namespace {
 bool is_futex_op(char k)
 {
-    return k == 'W' || k == 'M' || k == 'T' || k == 'K' || k == 'O' || k == 'R';
+    return k == 'W' || k == 'M' || k == 'T' || k == 'K' || k == 'V' || k == 'O' || k == 'R';
 }
 }  // namespace
 

@@ -5,7 +5,10 @@
 namespace futexsim::sim::explore {
 
 namespace {
-bool is_wake(const case_op& op) { return op.kind == 'K' || op.kind == 'O' || op.kind == 'R'; }
+bool is_wake(const case_op& op)
+{
+    return op.kind == 'K' || op.kind == 'V' || op.kind == 'O' || op.kind == 'R';
+}
 }  // namespace
 
 void lost_wakeup_check::on_op(const explore_task& t, const op_event& ev)
@@ -66,7 +69,7 @@ void lost_wakeup_check::check(const case_op& op, long ret, const std::set<sleepe
             fmt::format("{} returned {} but woke {} task(s)", format_op(op), ret, woken.size()));
         return;
     }
-    const long want = op.kind == 'K'   ? static_cast<long>(op.n)
+    const long want = op.kind == 'K' || op.kind == 'V' ? static_cast<long>(op.n)
                       : op.kind == 'O' ? 1
                                        : 1 + static_cast<long>(op.n);
     const bool short_count = op.kind == 'O' ? woken.empty() : ret < want;

@@ -65,5 +65,6 @@ void register_probe(CLI::App& app);
 void register_sweep(CLI::App& app);
 void register_report(CLI::App& app);
 void register_selftests(CLI::App& app);
+void register_litmus(CLI::App& app);
 
 }  // namespace futexsim::cli

@@ -100,6 +100,7 @@ int main(int argc, char** argv)
     futexsim::cli::register_sweep(app);
     futexsim::cli::register_report(app);
     futexsim::cli::register_selftests(app);
+    futexsim::cli::register_litmus(app);
     futexsim::cli::register_sensitivity(app);
 
     // An unknown first word would otherwise read as a missing subcommand.

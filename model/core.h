@@ -162,12 +162,18 @@ bool __futex_pivot_hash(mm_struct<Env>* mm, private_hash<Env>* new_)
         // 7.2 (core.c:219-224 of 7.2.13): publish, then take the cookie, so
         // that it names a grace period that started after the publication
         // (futex_ref_drop() polls it).
-        env.smp_store_release(mm->futex_phash, new_);  // rcu_assign_pointer()
+        if (mutated(mutation::plain_phash_publish))  // mutation point (model/mutation.h)
+            env.atomic_set(mm->futex_phash, new_);
+        else
+            env.smp_store_release(mm->futex_phash, new_);  // rcu_assign_pointer()
         mm->futex_batches = env.get_state_synchronize_rcu();
     } else {
         rcu_guard<Env> rcu(env);
         mm->futex_batches = env.get_state_synchronize_rcu();
-        env.smp_store_release(mm->futex_phash, new_);  // rcu_assign_pointer()
+        if (mutated(mutation::plain_phash_publish))  // mutation point (model/mutation.h)
+            env.atomic_set(mm->futex_phash, new_);
+        else
+            env.smp_store_release(mm->futex_phash, new_);  // rcu_assign_pointer()
     }
     env.trace({trace_kind::pivot_install, fph_slots(new_), new_->custom ? 1 : 0});
     policy_pivot_installed(mm, new_);  // policy hook: the pivot completed
@@ -273,7 +279,10 @@ void __futex_ref_atomic_begin(private_hash<Env>* fph)
     WARN_ON_ONCE(env, env.atomic_read(mm->futex_atomic) != 0, "atomic_begin: futex_atomic != 0");
 
     env.atomic_set(mm->futex_atomic, mutated(mutation::forget_bias) ? 0L : futex_ref_bias);
-    env.smp_store_release(fph->state, FR_ATOMIC);
+    if (mutated(mutation::plain_atomic_state))  // mutation point (model/mutation.h)
+        env.atomic_set(fph->state, FR_ATOMIC);
+    else
+        env.smp_store_release(fph->state, FR_ATOMIC);
     env.trace({trace_kind::atomic_begin, fph_slots(fph), futex_ref_bias});
 
     if (mutated(mutation::no_fold_grace_period)) {  // mutation point (model/mutation.h)
@@ -432,7 +441,10 @@ bool futex_ref_is_dead(private_hash<Env>* fph)
     Env& env = *mm->env;
     rcu_guard<Env> rcu(env);
 
-    if (env.smp_load_acquire(fph->state) == FR_PERCPU)
+    const int state = mutated(mutation::plain_dead_check)  // mutation point (model/mutation.h)
+                          ? env.atomic_read(fph->state)
+                          : env.smp_load_acquire(fph->state);
+    if (state == FR_PERCPU)
         return false;
     return env.atomic_read(mm->futex_atomic) == 0;
 }

@@ -16,6 +16,7 @@
 #include <memory>
 
 #include "model/cleanup.h"
+#include "model/mutation.h"
 #include "model/rcu_sync.h"
 
 namespace futexsim::model {
@@ -50,8 +51,12 @@ bool __percpu_down_read_trylock(percpu_rw_semaphore<Env>* sem)
 {
     Env& env = *sem->env;
     env.this_cpu_inc(*sem->read_count);
-    env.smp_mb();  // A matches D
-    if (!env.smp_load_acquire(sem->block)) [[likely]]
+    if (!mutated(mutation::no_rwsem_mb_a))  // mutation point (model/mutation.h)
+        env.smp_mb();                       // A matches D
+    const int block = mutated(mutation::plain_rwsem_block_acquire)  // mutation point
+                          ? env.atomic_read(sem->block)
+                          : env.smp_load_acquire(sem->block);
+    if (!block) [[likely]]
         return true;
     env.this_cpu_dec(*sem->read_count);
     env.wake_up_var(sem);  // rcuwait_wake_up(&sem->writer): re-check the sum
@@ -114,7 +119,8 @@ void percpu_up_read(percpu_rw_semaphore<Env>* sem)
         env.this_cpu_dec(*sem->read_count);
         return;
     }
-    env.smp_mb();  // B matches C: the writer sees our whole section
+    if (!mutated(mutation::no_rwsem_mb_b))  // mutation point (model/mutation.h)
+        env.smp_mb();                       // B matches C: the writer sees our whole section
     env.this_cpu_dec(*sem->read_count);
     env.wake_up_var(sem);  // rcuwait_wake_up(&sem->writer)
 }
@@ -131,7 +137,8 @@ bool readers_active_check(percpu_rw_semaphore<Env>* sem)
         sum += env.per_cpu_read(*sem->read_count, cpu);
     if (sum != 0)
         return false;
-    env.smp_mb();  // C matches B
+    if (!mutated(mutation::no_rwsem_mb_c))  // mutation point (model/mutation.h)
+        env.smp_mb();                       // C matches B
     return true;
 }
 
@@ -151,7 +158,10 @@ template <class Env>
 void percpu_up_write(percpu_rw_semaphore<Env>* sem)
 {
     Env& env = *sem->env;
-    env.smp_store_release(sem->block, 0);
+    if (mutated(mutation::plain_rwsem_block_release))  // mutation point (model/mutation.h)
+        env.atomic_set(sem->block, 0);
+    else
+        env.smp_store_release(sem->block, 0);
     env.wake_up_var(&sem->block);  // __wake_up(&sem->waiters, ...)
     rcu_sync_exit(&sem->rss);
 }

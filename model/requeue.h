@@ -58,11 +58,21 @@ inline constexpr int Q_REQUEUE_PI_WAIT = 3;
 inline constexpr int Q_REQUEUE_PI_DONE = 4;
 inline constexpr int Q_REQUEUE_PI_LOCKED = 5;
 
+// smp_load_acquire(&q->requeue_state), as each of the three below reads it
+// first (a plain load in the mutant plain-requeue-state, model/mutation.h).
+template <class Env>
+int requeue_state_acquire(Env& env, futex_q<Env>* q)
+{
+    if (mutated(mutation::plain_requeue_state))  // mutation point
+        return env.atomic_read(q->requeue_state);
+    return env.smp_load_acquire(q->requeue_state);
+}
+
 // futex_requeue_pi_prepare(): false if the waiter already woke (IGNORE).
 template <class Env>
 bool futex_requeue_pi_prepare(Env& env, futex_q<Env>* q, futex_pi_state<Env>* pi_state)
 {
-    int old = env.smp_load_acquire(q->requeue_state);
+    int old = requeue_state_acquire(env, q);
     for (;;) {
         if (old == Q_REQUEUE_PI_IGNORE)
             return false;
@@ -82,7 +92,7 @@ bool futex_requeue_pi_prepare(Env& env, futex_q<Env>* q, futex_pi_state<Env>* pi
 template <class Env>
 void futex_requeue_pi_complete(Env& env, futex_q<Env>* q, int locked)
 {
-    int old = env.smp_load_acquire(q->requeue_state);
+    int old = requeue_state_acquire(env, q);
     for (;;) {
         if (old == Q_REQUEUE_PI_IGNORE)
             return;
@@ -107,7 +117,7 @@ void futex_requeue_pi_complete(Env& env, futex_q<Env>* q, int locked)
 template <class Env>
 int futex_requeue_pi_wakeup_sync(Env& env, futex_q<Env>* q)
 {
-    int old = env.smp_load_acquire(q->requeue_state);
+    int old = requeue_state_acquire(env, q);
     for (;;) {
         if (old >= Q_REQUEUE_PI_DONE)
             return old;

@@ -5,10 +5,15 @@
 # minute of CPU (ulimit -t 60): one killed there is reported "over 60 s".
 # Usage: census.sh [FUTEXSIM [PROPERTY...]] > census.txt (only those
 # properties' rows when some are named, e.g. parked-drains)
+# CENSUS_MEMORY=tso or arm64 runs every cell under that memory model
+# (docs/testing.md, "Weak memory"); its rows are census-tso.txt and
+# census-arm64.txt, which also have the lost-post family.
 set -u
 bin=${1:-build/futexsim}
 only=("${@:2}")
-bounds="--steps 400 --preemptions 2 --gp-ends 2 --no-shrink"
+memory=${CENSUS_MEMORY:-sc}
+case $memory in sc | tso | arm64) ;; *) echo "census.sh: CENSUS_MEMORY='$memory': expected sc, tso or arm64" >&2; exit 2 ;; esac
+bounds="--steps 400 --preemptions 2 --gp-ends 2 --no-shrink --memory $memory"
 cell() {  # policy property case flags...
     local policy=$1 prop=$2 case=$3; shift 3
     local out t
@@ -30,6 +35,8 @@ ladder() {  # policy property "flags" case...
 for policy in stock wait-for-new rwsem-gate; do
     ladder $policy safety "--no-sleeper-check --cpus 3" C.P2/K0:1 C.P2/W0.K0:1 C.P2.K0:1/W0.K0:1 C.C.P2/K0:1/W0
     ladder $policy lost-waiter "--no-sleeper-check --cpus 3" C.K0:1/W0 C.W0.K0:1/K0:1.W0 C.C.K0:1/W0/W0
+    # A post (store, then wake) and its waiter: barriers (A) and (B).
+    [[ $memory == sc ]] || ladder $policy lost-post "--cpus 3" C.V0:1/W0 C.P2.V0:1/W0 C.C.V0:1/W0/V1:1
     ladder $policy pivot-completes "--kernel v7.2.1 --cpus 3" C.P2/K0:1 C.P2/M0.K0:1 C.P2.K0:1/T0:2.K0:1
     ladder $policy stuck-sleeper "--cpus 3" C.P2/P16 C.P2.G/P16
     ladder $policy stuck-sleeper-fixed "--kernel v7.2.1 --cpus 3" C.P2/P16 C.P2.G/P16

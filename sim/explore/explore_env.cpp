@@ -70,6 +70,7 @@ int explore_env::spawn(std::string name, unsigned cpu, std::function<void()> bod
     t->name = std::move(name);
     t->cpu = cpu % cfg_.cpus;
     t->kernel = kernel;
+    t->cloned = in_task();
     t->body = std::move(body);
     explore_task& ref = *t;
     pooled_stack alloc;
@@ -143,7 +144,10 @@ void explore_env::point(op_kind k, const void* addr, const loc& l)
             record_access(&gp_, true);
             break;
         default:
-            if (addr)
+            // A store that waits in the store buffer touches only the
+            // buffer (mem_store()); memory is the drain's.
+            if (addr && !(weak_ && (k == op_kind::write ||
+                                    (arm64_ && (k == op_kind::inc || k == op_kind::dec)))))
                 record_access(addr, k != op_kind::read);
         }
     }
@@ -200,6 +204,7 @@ bool explore_env::block(const char* in, const void* on)
     sched_fiber_ = std::move(sched_fiber_).resume();
     self.blocked_in = "";
     self.blocked_on = nullptr;
+    views_full(self.cpu);  // the wake-up and schedule() order what it sees next
     return true;
 }
 
@@ -311,7 +316,8 @@ void explore_env::run()
         // for the CPU's store buffer to drain (candidates()).
         if (weak_ && last_on_cpu_[t.cpu] != t.id) {
             record_access(&mem_, true, t.cpu);
-            views_full(t.cpu);  // schedule() into it, also a new task's first run
+            if (last_on_cpu_[t.cpu] >= 0 || t.cloned)
+                views_full(t.cpu);  // schedule() into it, also a cloned task's first run
             last_on_cpu_[t.cpu] = t.id;
         }
         // What the step shows if the task only blocks: the operation it tried.

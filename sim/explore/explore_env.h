@@ -520,6 +520,14 @@ private:
             views_.after_ordered_load(current().cpu);
     }
     void views_full(unsigned cpu);
+    // A store into an empty buffer: the other tasks on its CPU may no
+    // longer switch in (candidates()), so it is dependent with their steps.
+    // Appending to a buffer that holds something commutes with its drains.
+    void record_buffer_fills(unsigned cpu)
+    {
+        if (mem_.empty(cpu))
+            record_access(&mem_, true, cpu);
+    }
     template <class T>
     void mem_store(const void* obj, std::uint32_t sub, T& cell, T v, bool release)
     {
@@ -529,7 +537,7 @@ private:
         }
         const unsigned cpu = current().cpu;
         record_access(obj, true, buffer_sub(sub, cpu));
-        record_access(&mem_, true, cpu);
+        record_buffer_fills(cpu);
         buffered_store e{buffered_store::kind::store, release, &cell, sizeof(T), 0, current_, obj, sub};
         std::memcpy(&e.bits, &v, sizeof(T));
         mem_.store(cpu, e);
@@ -581,7 +589,7 @@ private:
     {
         const unsigned cpu = current().cpu;
         record_access(obj, true, buffer_sub(sub, cpu));
-        record_access(&mem_, true, cpu);
+        record_buffer_fills(cpu);
         mem_.store(cpu, buffered_store{buffered_store::kind::add, false, &cell, sizeof(T),
                                        static_cast<std::uint64_t>(delta), current_, obj, sub});
     }

@@ -119,7 +119,6 @@ void explore_env::mutex_lock(mutex_t& m, loc l)
 {
     kernel::task_struct* self = in_task() ? &current() : nullptr;
     point(op_kind::mutex_lock, &m, l);
-    lock_acquire_barrier();
     kernel::mutex_lock(
         m, self,
         [&] {
@@ -129,6 +128,7 @@ void explore_env::mutex_lock(mutex_t& m, loc l)
             return true;
         },
         [&] { return m.owner == self; }, [&] { block_uninterruptible("mutex_lock", &m); });
+    lock_acquire_barrier();  // once it holds the lock
     done(0, 1);
 }
 
@@ -146,13 +146,13 @@ void explore_env::mutex_unlock(mutex_t& m, loc l)
 void explore_env::spin_lock(spinlock_t& s, loc l)
 {
     point(op_kind::spin_lock, &s, l);
-    lock_acquire_barrier();
     nest_section(&kernel::task_struct::preempt_count, +1);
     while (s.owner >= 0 && !tearing_down_) {
         spinners_[&s].push_back(current_);
         block("spin_lock", &s);
     }
     s.owner = current_;
+    lock_acquire_barrier();  // once it holds the lock
     done(0, 1);
 }
 
@@ -471,8 +471,9 @@ void explore_env::drain_step(unsigned cpu, std::size_t index)
     const buffered_store e = mem_.entry(cpu, index);
     if (cfg_.record_footprints)
         footprints_.push_back(step_footprint{drain_footprint_task(cpu), false, {}});
-    record_access(&mem_, true, cpu);
     mem_.drain_one(cpu, index);
+    if (mem_.empty(cpu))  // the CPU's other tasks may switch in again
+        record_access(&mem_, true, cpu);
     explore_task& t = *tasks_[static_cast<std::size_t>(e.task)];
     const op_event ev{op_kind::drain, e.addr, 0, 0, cpu, "", fmt::format("cpu{} store buffer", cpu)};
     t.notes.clear();

@@ -344,13 +344,34 @@ private:
     std::vector<std::vector<long>> results_;  // by thread index: each system call's return value
 };
 #ifdef FUTEXSIM_MUTATIONS
+// Every mutation point by its name on the command line (model/mutation.h).
+const std::vector<std::pair<std::string, model::mutation>>& mutations()
+{
+    using m = model::mutation;
+    static const std::vector<std::pair<std::string, m>> all{
+        {"forget-bias", m::forget_bias},
+        {"no-fold-grace-period", m::no_fold_grace_period},
+        {"no-barrier-a", m::no_barrier_a},
+        {"no-barrier-b", m::no_barrier_b},
+        {"plain-phash-publish", m::plain_phash_publish},
+        {"plain-atomic-state", m::plain_atomic_state},
+        {"plain-dead-check", m::plain_dead_check},
+        {"plain-requeue-state", m::plain_requeue_state},
+        {"no-rwsem-mb-a", m::no_rwsem_mb_a},
+        {"no-rwsem-mb-b", m::no_rwsem_mb_b},
+        {"no-rwsem-mb-c", m::no_rwsem_mb_c},
+        {"plain-rwsem-block-acquire", m::plain_rwsem_block_acquire},
+        {"plain-rwsem-block-release", m::plain_rwsem_block_release},
+    };
+    return all;
+}
+
 void select_mutation(const std::string& name)
 {
-    model::active_mutation = name == "forget-bias"            ? model::mutation::forget_bias
-                             : name == "no-fold-grace-period" ? model::mutation::no_fold_grace_period
-                             : name == "no-barrier-a"         ? model::mutation::no_barrier_a
-                             : name == "no-barrier-b"         ? model::mutation::no_barrier_b
-                                                              : model::mutation::none;
+    model::active_mutation = model::mutation::none;
+    for (const auto& [n, m] : mutations())
+        if (name == n)
+            model::active_mutation = m;
 }
 #endif
 
@@ -359,7 +380,10 @@ void select_mutation(const std::string& name)
 std::vector<std::string> mutation_names()
 {
 #ifdef FUTEXSIM_MUTATIONS
-    return {"forget-bias", "no-fold-grace-period", "no-barrier-a", "no-barrier-b"};
+    std::vector<std::string> names;
+    for (const auto& [n, m] : mutations())
+        names.push_back(n);
+    return names;
 #else
     return {};
 #endif

@@ -24,6 +24,7 @@ struct explore_task : kernel::task_struct {
     std::string name;
     unsigned cpu = 0;
     bool kernel = false;
+    bool cloned = false;  // spawned by a task (clone()), not by the harness
     task_state state = task_state::runnable;
     const char* blocked_in = "";  // what it sleeps in, for the deadlock report
     const void* blocked_on = nullptr;

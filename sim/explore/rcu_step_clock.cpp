@@ -169,8 +169,11 @@ void explore_env::end_gp_step(bool forced)
     if (cfg_.record_footprints) {
         footprints_.back().global = gp_.frees_waiting();
         record_access(&gp_, true);
-        for (unsigned cpu = 0; cpu < cfg_.cpus; cpu++)
+        for (unsigned cpu = 0; cpu < cfg_.cpus; cpu++) {
             record_access(&cfg_, false, cpu);
+            if (weak_)  // it may end only once every store buffer is empty
+                record_access(&mem_, false, cpu);
+        }
     }
     if (!forced)
         ++gp_ends_chosen_;

@@ -15,10 +15,11 @@ using namespace futexsim::sim::explore;
 
 namespace {
 
-dfs_result search(const std::string& policy, const std::string& text, unsigned preemptions, bool reduction,
-                  unsigned long gp_ends)
+dfs_result search(const std::string& policy, const std::string& text, unsigned preemptions,
+                  bool reduction, unsigned long gp_ends, memory_model memory = memory_model::sc)
 {
     run_config cfg;
+    cfg.memory = memory;
     cfg.policy = policy;
     cfg.cpus = 2;
     cfg.max_steps = 400;
@@ -52,11 +53,13 @@ TEST_CASE("the reduction reaches every final state brute force reaches (2 thread
             REQUIRE(brute.complete);
             REQUIRE(reduced.complete);
             CHECK_FALSE(brute.failure);
-            std::cout << fmt::format("soundness {} {}: brute force {} executions, reduced {} (+{} pruned), {} "
-                                     "final states each",
-                                     policy, text, brute.executions, reduced.executions, reduced.pruned,
-                                     brute.final_states.size())
-                      << std::endl;
+            std::cout
+                << fmt::format(
+                       "soundness {} {}: brute force {} executions, reduced {} (+{} pruned), {} "
+                       "final states each",
+                       policy, text, brute.executions, reduced.executions, reduced.pruned,
+                       brute.final_states.size())
+                << std::endl;
             CHECK(reduced.final_states == brute.final_states);
             if (reduced.final_states != brute.final_states)
                 for (const auto& s : brute.final_states)
@@ -66,3 +69,36 @@ TEST_CASE("the reduction reaches every final state brute force reaches (2 thread
         }
 }
 
+// The same under x86-TSO (docs/testing.md, "Weak memory"), whose
+// store-buffer drains are choices of their own: a wake and a post, each
+// with its waiter, under stock. Brute force without preemptions (20,770
+// and 205,660 executions) against the reduced search with no bound: every
+// final state the one reaches, the other does. (With the same finite bound
+// on both, the reduction's guarantee is relative, dfs.h; a drain is no
+// preemption, but a task that waits for its drains lets another run for
+// free.) arm64's choices of value are compared with brute force on the
+// litmus tests (tests/explore/litmus_test.cpp).
+TEST_CASE("the reduction reaches every final state brute force reaches, under tso",
+          "[exhaustive][soundness]")
+{
+    for (const std::string text : {"C.K0:1/W0", "C.V0:1/W0"}) {
+        const auto brute = search("stock", text, 0, false, 0, memory_model::tso);
+        const auto reduced =
+            search("stock", text, unbounded_preemptions, true, 0, memory_model::tso);
+        INFO(text);
+        REQUIRE(brute.complete);
+        REQUIRE(reduced.complete);
+        CHECK_FALSE(brute.failure);
+        CHECK_FALSE(reduced.failure);
+        std::cout << fmt::format(
+                         "soundness tso {}: brute force {} executions, {} final states; reduced, "
+                         "unbounded, {} (+{} pruned), {} final states",
+                         text, brute.executions, brute.final_states.size(), reduced.executions,
+                         reduced.pruned, reduced.final_states.size())
+                  << std::endl;
+        for (const auto& state : brute.final_states) {
+            INFO("missed by the reduction: " << state);
+            CHECK(reduced.final_states.count(state) == 1);
+        }
+    }
+}

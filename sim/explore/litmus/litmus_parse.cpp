@@ -253,7 +253,12 @@ public:
     bool init(std::string_view item, std::string& why)
     {
         const std::size_t eq = item.find('=');
-        if (eq == std::string_view::npos) {
+        if (eq == std::string_view::npos) {  // `int x`: a declaration, 0
+            std::string_view decl = trim(item);
+            if (decl.rfind("int ", 0) == 0 && identifier(trim(decl.substr(4)))) {
+                var(trim(decl.substr(4)));
+                return true;
+            }
             why = fmt::format("cannot read the initial value '{}'", item);
             return false;
         }

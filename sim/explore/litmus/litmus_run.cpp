@@ -147,14 +147,18 @@ bool clause_holds(const litmus_test& t, const litmus_memory& mem)
 
 }  // namespace
 
-litmus_verdict run_litmus(const litmus_test& t, memory_model m, std::uint64_t max_executions)
+litmus_verdict run_litmus(const litmus_test& t, memory_model m, std::uint64_t max_executions, bool reduction)
 {
     litmus_verdict out;
     litmus_memory mem;
     mem.vars.resize(t.vars.size());
     mem.locks.resize(t.vars.size());
     mem.regs.resize(t.threads.size());
-    dfs_tree tree(unbounded_preemptions, true);
+    dfs_tree tree(unbounded_preemptions, reduction);
+    bool uses_rcu = false;
+    for (const litmus_thread& th : t.threads)
+        for (const litmus_stmt& st : th.body)
+            uses_rcu = uses_rcu || st.kind == litmus_kind::rcu_lock || st.kind == litmus_kind::sync_rcu;
     do {
         for (std::size_t v = 0; v < t.vars.size(); v++) {
             mem.vars[v].v = t.init[v];
@@ -166,7 +170,7 @@ litmus_verdict run_litmus(const litmus_test& t, memory_model m, std::uint64_t ma
         c.cpus = static_cast<unsigned>(t.threads.size());
         c.max_steps = 100'000;
         c.timing_choices = true;  // grace periods end as choices (synchronize_rcu())
-        c.max_gp_ends = 2;
+        c.max_gp_ends = uses_rcu ? 2 : 0;  // a grace period's end is a choice only where it matters
         c.record_footprints = true;
         c.memory = m;
         explore_env env(c);

@@ -21,7 +21,9 @@ struct litmus_verdict {
     bool complete = true;  // false: stopped at the execution limit
 };
 
-litmus_verdict run_litmus(const litmus_test& t, memory_model m,
-                          std::uint64_t max_executions = 2'000'000);
+// `reduction` false: every schedule, none pruned as equivalent (the
+// soundness test's brute force).
+litmus_verdict run_litmus(const litmus_test& t, memory_model m, std::uint64_t max_executions = 2'000'000,
+                          bool reduction = true);
 
 }  // namespace futexsim::sim::explore

@@ -172,8 +172,13 @@ void explore_env::spin_unlock(spinlock_t& s, loc l)
     done(1, 0);
 }
 
+// __wake_up() takes the wait queue's lock (a locked instruction on x86)
+// and try_to_wake_up() has smp_mb__after_spinlock(): a full barrier. For a
+// wake_up_var() that finds nobody waiting that is stronger than the kernel
+// (docs/testing.md, "Weak memory").
 void explore_env::wake_up_var(const void* var)
 {
+    full_barrier();
     record_access(var, true);
     var_waits_.wake_up(var,
                        [this](kernel::task_struct& t) { wake(static_cast<explore_task&>(t)); });

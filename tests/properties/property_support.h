@@ -82,8 +82,25 @@ check_outcome check_property(const std::string& name, int cases, std::uint64_t s
 
 // Runs the explorer on a generated case; a violation fails the property
 // with the one command that replays it.
-inline void explore_or_fail(const explored& e, const std::string& program = "futexsim")
+// FUTEXSIM_PROPERTY_MEMORY=tso or arm64 runs every property's cases under
+// that memory model (docs/testing.md, "Weak memory"); default sc.
+inline sim::explore::memory_model property_memory()
 {
+    const char* m = std::getenv("FUTEXSIM_PROPERTY_MEMORY");
+    if (!m)
+        return sim::explore::memory_model::sc;
+    const auto parsed = sim::explore::parse_memory_model(m);
+    if (!parsed) {
+        std::cerr << "FUTEXSIM_PROPERTY_MEMORY='" << m << "': expected sc, tso or arm64" << std::endl;
+        std::exit(2);
+    }
+    return *parsed;
+}
+
+inline void explore_or_fail(const explored& generated, const std::string& program = "futexsim")
+{
+    explored e = generated;
+    e.cfg.memory = property_memory();
     if (std::getenv("FUTEXSIM_PROPERTY_ECHO"))  // every case's command, for a case that hangs
         std::cerr << sim::explore::replay_command(e.cfg, e.c, program) << std::endl;
     const auto out = sim::explore::explore_case(e.cfg, e.c);

@@ -46,6 +46,12 @@ bool identifier(std::string_view s)
     return true;
 }
 
+// `&x` and `x` both name x's address where a value is a pointer.
+std::string_view without_ampersand(std::string_view s)
+{
+    return !s.empty() && s.front() == '&' ? trim(s.substr(1)) : s;
+}
+
 std::vector<std::string_view> split(std::string_view s, char sep)
 {
     std::vector<std::string_view> out;
@@ -86,9 +92,8 @@ public:
 
     int reg(litmus_thread& th, std::string_view name)
     {
-        for (std::size_t i = 0; i < th.regs.size(); i++)
-            if (th.regs[i] == name)
-                return static_cast<int>(i);
+        if (const int r = find_reg(th, name); r >= 0)
+            return r;
         th.regs.emplace_back(name);
         return static_cast<int>(th.regs.size() - 1);
     }
@@ -109,8 +114,7 @@ public:
             st.value = *n;
             return true;
         }
-        if (!s.empty() && s.front() == '&')
-            s = trim(s.substr(1));
+        s = without_ampersand(s);
         if (!identifier(s)) {
             why = fmt::format("'{}' is not a number, a variable or a register", s);
             return false;
@@ -270,8 +274,7 @@ public:
             t_.init[static_cast<std::size_t>(i)] = *n;
             return true;
         }
-        if (!v.empty() && v.front() == '&')
-            v = trim(v.substr(1));
+        v = without_ampersand(v);
         if (!identifier(v)) {
             why = fmt::format("cannot read the initial value '{}'", item);
             return false;
